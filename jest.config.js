@@ -1,0 +1,13 @@
+/** Jest runs the TypeScript sources directly as ESM (ts-jest, transpile only: `npm run typecheck` owns types). */
+export default {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

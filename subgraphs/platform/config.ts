@@ -1,0 +1,199 @@
+/**
+ * Configuration from environment variables. Every variable is documented in README.md ("Configuration").
+ * loadConfig is pure (env in, typed config out) and fails fast with every problem listed.
+ */
+import path from 'node:path';
+
+export type AppEnv = 'production' | 'development' | 'test';
+export type Origin = 'analysis' | 'allocation' | 'search' | 'gateway';
+export const ORIGINS: readonly Origin[] = ['analysis', 'allocation', 'search', 'gateway'];
+export type Subgraph = Exclude<Origin, 'gateway'>;
+export const SUBGRAPHS: readonly Subgraph[] = ['analysis', 'allocation', 'search'];
+
+/** Partner access tokens (analysis and allocation origins). */
+export interface PartnerAuthConfig {
+  issuer: string;
+  audiences: { analysis: string; allocation: string };
+  /** HS256 shared secret; accepted only outside production. */
+  hs256Secret: string | undefined;
+  /** JWKS URL for RS256/ES256 keys (required in production). */
+  jwksUrl: string | undefined;
+  algorithms: string[];
+  clockToleranceSeconds: number;
+}
+
+/** OIDC ID tokens (search origin). */
+export interface OidcConfig {
+  issuer: string | undefined;
+  /** Defaults to the issuer's discovery document (`/.well-known/openid-configuration`). */
+  jwksUrl: string | undefined;
+  audiences: string[];
+  /** false only outside production: the search origin then serves unauthenticated callers. */
+  enforce: boolean;
+  clockToleranceSeconds: number;
+}
+
+export interface DemoConfig {
+  symbol: string;
+  seed: number;
+  symbolCount: number;
+  years: number;
+  endDate: string;
+  /** Load the synthetic demo market on start when the store has no securities. */
+  loadOnStart: boolean;
+}
+
+export interface Config {
+  env: AppEnv;
+  host: string;
+  ports: Record<Origin, number>;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: string;
+  bodyLimitBytes: number;
+  dbHealthTimeoutMs: number;
+  marketIndexSymbol: string;
+  demo: DemoConfig;
+  auth: PartnerAuthConfig;
+  oidc: OidcConfig;
+  gateway: { subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string): string => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? fallback : v.trim();
+  };
+  const opt = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = opt(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return n;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = opt(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const list = (name: string, fallback: string[]): string[] => {
+    const raw = opt(name);
+    return raw === undefined ? fallback : raw.split(',').map((s) => s.trim()).filter(Boolean);
+  };
+
+  const rawEnv = str('APP_ENV', env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development');
+  let appEnv: AppEnv = 'development';
+  if (rawEnv === 'production' || rawEnv === 'development' || rawEnv === 'test') appEnv = rawEnv;
+  else problems.push(`APP_ENV must be production, development or test (got "${rawEnv}")`);
+  const production = appEnv === 'production';
+
+  const logLevel = str('LOG_LEVEL', appEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const databaseUrl = opt('DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const demoEndDate = str('DEMO_END_DATE', '2026-10-30');
+  if (!DATE_RE.test(demoEndDate) || Number.isNaN(Date.parse(demoEndDate))) {
+    problems.push(`DEMO_END_DATE must be a date YYYY-MM-DD (got "${demoEndDate}")`);
+  }
+
+  const defaultAlgorithms = production ? ['RS256', 'ES256'] : ['HS256', 'RS256', 'ES256'];
+  const algorithms = list('AUTH_ALGORITHMS', defaultAlgorithms);
+  const allowedAlgorithms = ['HS256', 'RS256', 'ES256', 'PS256'];
+  for (const alg of algorithms) {
+    if (!allowedAlgorithms.includes(alg)) problems.push(`AUTH_ALGORITHMS: ${alg} is not supported (${allowedAlgorithms.join(', ')})`);
+  }
+  const hs256Secret = opt('AUTH_HS256_SECRET');
+  const jwksUrl = opt('AUTH_JWKS_URL');
+  if (production) {
+    if (algorithms.includes('HS256')) problems.push('AUTH_ALGORITHMS may not include HS256 in production');
+    if (hs256Secret) problems.push('AUTH_HS256_SECRET is for development only; production verifies RS256/ES256 tokens from AUTH_JWKS_URL');
+    if (!jwksUrl) problems.push('AUTH_JWKS_URL is required in production');
+    if (!opt('AUTH_ISSUER')) problems.push('AUTH_ISSUER is required in production');
+  }
+  if (hs256Secret && Buffer.byteLength(hs256Secret) < 32) problems.push('AUTH_HS256_SECRET must be at least 32 bytes');
+
+  const oidcEnforce = bool('OIDC_ENFORCE', true);
+  if (production && !oidcEnforce) problems.push('OIDC_ENFORCE=false is not allowed in production');
+
+  const host = str('HOST', '127.0.0.1');
+  const ports: Record<Origin, number> = {
+    analysis: int('ANALYSIS_PORT', 8081, 0, 65535),
+    allocation: int('ALLOCATION_PORT', 8082, 0, 65535),
+    search: int('SEARCH_PORT', 8083, 0, 65535),
+    gateway: int('GATEWAY_PORT', 4000, 0, 65535),
+  };
+  const localUrl = (port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/graphql`;
+
+  const config: Config = {
+    env: appEnv,
+    host,
+    ports,
+    dataDir: path.resolve(str('DATA_DIR', './.data')),
+    databaseUrl,
+    logLevel,
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    dbHealthTimeoutMs: int('DB_HEALTH_TIMEOUT_MS', 2000, 50, 60_000),
+    marketIndexSymbol: str('MARKET_INDEX_SYMBOL', 'TGMI').toUpperCase(),
+    demo: {
+      symbol: str('DEMO_SYMBOL', 'ACME').toUpperCase(),
+      seed: int('DEMO_SEED', 20240614, 0, 2 ** 31 - 1),
+      symbolCount: int('DEMO_SYMBOL_COUNT', 500, 11, 20_000),
+      years: int('DEMO_YEARS', 3, 1, 30),
+      endDate: demoEndDate,
+      loadOnStart: bool('DEMO_DATA', true),
+    },
+    auth: {
+      issuer: str('AUTH_ISSUER', 'tradegraph-dev'),
+      audiences: {
+        analysis: str('AUTH_AUDIENCE_ANALYSIS', 'tradegraph-analysis'),
+        allocation: str('AUTH_AUDIENCE_ALLOCATION', 'tradegraph-allocation'),
+      },
+      hs256Secret,
+      jwksUrl,
+      algorithms,
+      clockToleranceSeconds: int('AUTH_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+    },
+    oidc: {
+      issuer: opt('OIDC_ISSUER'),
+      jwksUrl: opt('OIDC_JWKS_URL'),
+      audiences: list('OIDC_AUDIENCES', []),
+      enforce: oidcEnforce,
+      clockToleranceSeconds: int('OIDC_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+    },
+    gateway: {
+      subgraphUrls: {
+        analysis: str('SUBGRAPH_ANALYSIS_URL', localUrl(ports.analysis)),
+        allocation: str('SUBGRAPH_ALLOCATION_URL', localUrl(ports.allocation)),
+        search: str('SUBGRAPH_SEARCH_URL', localUrl(ports.search)),
+      },
+      subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

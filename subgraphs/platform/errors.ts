@@ -1,0 +1,70 @@
+/**
+ * The one error-code registry. Every non-2xx response on every origin (REST and GraphQL) carries one of
+ * these codes, with the HTTP status it maps to. Add a code here before using it anywhere else.
+ *
+ * Wire shape (DESIGN section 5):
+ *   {"success": false, "error": "<message>", "code": "<UPPER_SNAKE>", "trace_id": "...", "details": [...]}
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  MALFORMED_JSON: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  AUTH_NOT_CONFIGURED: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One entry of `details`: which input was wrong and why. */
+export interface ErrorDetail {
+  field?: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/** An error a client caused or may retry; its message is safe to show. Anything else is masked as 500. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[];
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] = []) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CODES[code];
+    this.details = details;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** The body every origin sends with a non-2xx status. */
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code: ErrorCode;
+  trace_id: string;
+  details: ErrorDetail[];
+}
+
+export function errorBody(err: AppError, traceId: string): ErrorBody {
+  return { success: false, error: err.message, code: err.code, trace_id: traceId, details: err.details };
+}
+
+/** Masks anything that is not an AppError: the message of an unexpected error never reaches a client. */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
