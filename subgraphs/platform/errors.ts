@@ -7,6 +7,10 @@
  */
 export const ERROR_CODES = {
   BAD_REQUEST: 400,
+  // GraphQL request errors keep the codes GraphQL clients already know (Apollo Server's).
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  BAD_USER_INPUT: 400,
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
   UNAUTHENTICATED: 401,

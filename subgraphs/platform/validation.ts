@@ -1,0 +1,23 @@
+/** Input rules shared by every service (REST and GraphQL reach them through the services). */
+import { AppError } from './errors.js';
+
+const ISO_DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A real calendar date written YYYY-MM-DD, or a 400 naming the field. */
+export function parseIsoDate(value: string, field: string): string {
+  const m = ISO_DATE_RE.exec(value);
+  if (m) {
+    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) return value;
+  }
+  throw new AppError('VALIDATION_FAILED', `${field} must be a date YYYY-MM-DD`, [{ field, message: 'expected a calendar date YYYY-MM-DD' }]);
+}
+
+/** A page size within [1, max], defaulting when absent. */
+export function pageSize(value: number | undefined | null, field: string, fallback: number, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new AppError('VALIDATION_FAILED', `${field} must be an integer from 1 to ${max}`, [{ field, message: `expected 1..${max}` }]);
+  }
+  return value;
+}
