@@ -1,0 +1,77 @@
+/**
+ * Starts any set of origins in this process on one store: opens the database, applies migrations,
+ * loads the demo market on first start, and listens. `npm start` and the HTTP tests both use it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildGatewayOrigin } from '../gateway/gateway.js';
+import { ORIGIN_BUILDERS } from '../rest-compat/origins.js';
+import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
+import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
+import { openDb, type Db } from '../subgraphs/platform/db.js';
+import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
+import { migrate } from '../subgraphs/platform/migrations.js';
+
+export interface StartOptions {
+  /** Use this store instead of opening the configured one (tests); it is not closed by close(). */
+  db?: Db;
+  /** Gateway only: a supergraph SDL instead of the committed schema/supergraph.graphql. */
+  supergraphSdl?: string;
+  onDemoProgress?: Progress;
+}
+
+export interface RunningPlatform {
+  urls: Partial<Record<Origin, string>>;
+  apps: Partial<Record<Origin, FastifyInstance>>;
+  db: Db | undefined;
+  demo: DemoLoadReport | null;
+  /** Stops accepting requests, drains in-flight ones, then closes the store (nothing is lost). */
+  close(): Promise<void>;
+}
+
+export async function startPlatform(config: Config, origins: readonly Origin[], options: StartOptions = {}): Promise<RunningPlatform> {
+  const subgraphs = SUBGRAPHS.filter((s) => origins.includes(s));
+  const apps: RunningPlatform['apps'] = {};
+  const urls: RunningPlatform['urls'] = {};
+  let db: Db | undefined = options.db;
+  const ownsDb = !options.db;
+  let demo: DemoLoadReport | null = null;
+
+  const close = async () => {
+    // Gateway first (it calls the subgraphs), then the subgraphs, then the store.
+    for (const origin of ['gateway', ...SUBGRAPHS] as const) await apps[origin]?.close();
+    if (ownsDb) await db?.close();
+  };
+
+  try {
+    if (subgraphs.length > 0) {
+      db ??= await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      await migrate(db, ALL_MIGRATIONS);
+      if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
+        demo = await ensureDemoMarket(
+          db,
+          { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
+          options.onDemoProgress,
+        );
+      }
+      const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
+      for (const subgraph of subgraphs) {
+        const app = await ORIGIN_BUILDERS[subgraph](deps);
+        apps[subgraph] = app;
+        urls[subgraph] = await app.listen({ host: config.host, port: config.ports[subgraph] });
+      }
+    }
+    if (origins.includes('gateway')) {
+      // Subgraphs started in this process are reached where they actually listen (ports may be 0).
+      const local = Object.fromEntries(subgraphs.map((s: Subgraph) => [s, `${urls[s]}/graphql`]));
+      const gatewayConfig = { ...config, gateway: { ...config.gateway, subgraphUrls: { ...config.gateway.subgraphUrls, ...local } } };
+      const app = await buildGatewayOrigin(gatewayConfig, options.supergraphSdl);
+      apps.gateway = app;
+      urls.gateway = await app.listen({ host: config.host, port: config.ports.gateway });
+    }
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+  return { urls, apps, db, demo, close };
+}

@@ -1,0 +1,74 @@
+/**
+ * `npm start [-- origin ...]`: starts the analysis (8081), allocation (8082), search (8083) and gateway
+ * (4000) origins, or only the ones named, on the configured store; Ctrl-C stops them cleanly.
+ */
+import { SingleBar } from 'cli-progress';
+import { ConfigError, loadConfig, ORIGINS, type Origin } from '../subgraphs/platform/config.js';
+import { startPlatform } from './platform.js';
+
+function parseOrigins(args: string[]): Origin[] {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(`Usage: npm start [-- ${ORIGINS.join('|')} ...]\nStarts every origin when none is named. Configuration: see README.md.`);
+    process.exit(0);
+  }
+  const unknown = args.filter((a) => !(ORIGINS as readonly string[]).includes(a));
+  if (unknown.length) {
+    console.error(`Unknown origin(s): ${unknown.join(', ')}. Choose from ${ORIGINS.join(', ')}.`);
+    process.exit(2);
+  }
+  return args.length ? (args as Origin[]) : [...ORIGINS];
+}
+
+async function main(): Promise<void> {
+  const origins = parseOrigins(process.argv.slice(2));
+  const config = loadConfig();
+  const started = Date.now();
+  const store = config.databaseUrl ? `PostgreSQL (${new URL(config.databaseUrl).host})` : `embedded PGlite in ${config.dataDir}`;
+  console.log(`tradegraph: starting ${origins.join(', ')} on ${store}`);
+
+  let bar: SingleBar | undefined;
+  const platform = await startPlatform(config, origins, {
+    onDemoProgress: (done, total) => {
+      if (!bar) {
+        console.log(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`);
+        bar = new SingleBar({ format: '  demo market [{bar}] {value}/{total} symbols', noTTYOutput: false, etaBuffer: 50 });
+        bar.start(total, 0);
+      }
+      bar.update(done);
+      if (done === total) bar.stop();
+    },
+  });
+  if (platform.demo) {
+    console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
+  }
+  for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
+  if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
+  console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.error('Forced exit.');
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: draining requests and closing the store...`);
+    platform.close().then(
+      () => {
+        console.log('Stopped cleanly.');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error('Error while stopping:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,87 @@
+/**
+ * The federated gateway: @apollo/gateway over the committed supergraph (schema/supergraph.graphql),
+ * the same file Apollo Router would load. It forwards the caller's Authorization and trace headers
+ * to each subgraph and bounds every subgraph call by a timeout.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import type { FastifyInstance } from 'fastify';
+import { GraphQLError } from 'graphql';
+import type { Config, Subgraph } from '../subgraphs/platform/config.js';
+import { createOrigin } from '../subgraphs/platform/http.js';
+import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
+
+export interface GatewayContext {
+  traceId: string;
+  authorization?: string;
+  traceparent?: string;
+}
+
+export const SUPERGRAPH_FILE = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
+
+type Fetcher = NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher'];
+
+/** fetch with a deadline: a slow or hung subgraph fails its part of the plan instead of the whole request hanging. */
+function fetchWithTimeout(timeoutMs: number): Fetcher {
+  return ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as Fetcher;
+}
+
+class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  /**
+   * A subgraph that refuses a fetch (4xx) explains why in a GraphQL errors body; relay that error
+   * (its message and registry code were made safe by the subgraph) instead of a bare HTTP status.
+   */
+  override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
+    const error = await super.errorFromResponse(response);
+    const body = (error.extensions.response as { body?: unknown } | undefined)?.body;
+    const first = (body as { errors?: Array<{ message?: unknown; extensions?: { code?: unknown; details?: unknown } }> } | undefined)?.errors?.[0];
+    if (response.status < 500 && first && typeof first.message === 'string') {
+      return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [] } });
+    }
+    return error;
+  }
+
+  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
+    const headers = request.http?.headers;
+    if (!headers || !context) return;
+    if ('traceId' in context && context.traceId) headers.set('x-trace-id', context.traceId);
+    if ('authorization' in context && context.authorization) headers.set('authorization', context.authorization);
+    if ('traceparent' in context && context.traceparent) headers.set('traceparent', context.traceparent);
+  }
+}
+
+export function createGateway(options: { supergraphSdl: string; subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number }): ApolloGateway {
+  const urls: Record<string, string> = options.subgraphUrls;
+  return new ApolloGateway({
+    supergraphSdl: options.supergraphSdl,
+    buildService: ({ name, url }) =>
+      new ForwardingDataSource({ url: urls[name] ?? url, fetcher: fetchWithTimeout(options.subgraphTimeoutMs) }),
+  });
+}
+
+export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.readFileSync(SUPERGRAPH_FILE, 'utf8')): Promise<FastifyInstance> {
+  const gateway = createGateway({
+    supergraphSdl,
+    subgraphUrls: config.gateway.subgraphUrls,
+    subgraphTimeoutMs: config.gateway.subgraphTimeoutMs,
+  });
+  return createOrigin<GatewayContext>({
+    name: 'tradegraph-gateway',
+    version: VERSION,
+    env: config.env,
+    logLevel: config.logLevel,
+    bodyLimitBytes: config.bodyLimitBytes,
+    dbHealthTimeoutMs: config.dbHealthTimeoutMs,
+    health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
+    root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),
+    graphql: {
+      gateway,
+      context: async (request) => ({
+        traceId: request.traceId,
+        authorization: request.headers.authorization,
+        traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
+      }),
+    },
+  });
+}

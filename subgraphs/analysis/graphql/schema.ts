@@ -1,0 +1,19 @@
+/** The analysis subgraph: owns `Security @key(fields: "symbol")`. */
+import type { RequestContext } from '../../platform/context.js';
+import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
+import type { AnalysisService } from '../service.js';
+import { SecurityResolver, toSecurityType } from './resolvers.js';
+
+export function buildAnalysisSubgraph(analysis: AnalysisService): Promise<Subgraph> {
+  return buildSubgraph({
+    resolvers: [[SecurityResolver, new SecurityResolver(analysis)]],
+    referenceResolvers: {
+      Security: {
+        async __resolveReference(ref: { symbol: string }, ctx: RequestContext) {
+          const found = await analysis.getSecurity(await ctx.principal(), ref.symbol);
+          return found && toSecurityType(found);
+        },
+      },
+    },
+  });
+}

@@ -1,0 +1,16 @@
+/** The GraphQL context every subgraph resolver receives. */
+import type { Principal } from './auth.js';
+
+export interface RequestContext {
+  traceId: string;
+  /**
+   * Who is calling, verified on first use and memoised: public fields never touch the token, and a
+   * field that needs a caller gets 401/503 (as an error with that code) when the token is bad.
+   */
+  principal(): Promise<Principal>;
+}
+
+export function lazyPrincipal(authenticate: () => Promise<Principal>): () => Promise<Principal> {
+  let cached: Promise<Principal> | undefined;
+  return () => (cached ??= authenticate());
+}

@@ -1,0 +1,234 @@
+/**
+ * The HTTP shell every origin shares: Fastify with trace ids, the error shape of DESIGN section 5,
+ * `GET /` and `GET /health`, a 404 for unknown routes, body limits, and the origin's GraphQL endpoint.
+ * Domain routes plug in as Fastify plugins (rest-compat/); nothing here knows a domain rule.
+ */
+import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { AppEnv } from './config.js';
+import { isConnectionError, unavailable, type Db } from './db.js';
+import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
+import { traceIdFrom } from './trace.js';
+
+type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceId: string;
+  }
+}
+
+export interface HealthPolicy {
+  /** Fields of a healthy 200 body (besides `status`). */
+  body(): Record<string, unknown>;
+  /** true: 503 when the database does not answer (readiness). false: always 200 (liveness). */
+  failWhenDbDown: boolean;
+}
+
+export interface GraphqlMount<Ctx extends BaseContext> {
+  /** A subgraph schema, or (gateway origin) the federated gateway. */
+  schema?: GraphQLSchema;
+  gateway?: GatewayInterface;
+  /** Builds the per-request context; throw AppError (e.g. 401) to refuse the whole request. */
+  context(request: FastifyRequest): Promise<Ctx>;
+}
+
+export interface OriginOptions<Ctx extends BaseContext> {
+  /** Product name of the origin, reported by `GET /`. */
+  name: string;
+  version: string;
+  env: AppEnv;
+  logLevel: string;
+  bodyLimitBytes: number;
+  db?: Db;
+  dbHealthTimeoutMs: number;
+  /** Extra fields of `GET /`. */
+  root?: () => Record<string, unknown>;
+  health: HealthPolicy;
+  graphql?: GraphqlMount<Ctx>;
+}
+
+/** Status and body of a non-2xx response, from whatever was thrown. */
+export function toHttpError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isConnectionError(err)) return unavailable();
+  const fe = err as Partial<FastifyError> & { statusCode?: number };
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('MALFORMED_JSON', 'The request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('BAD_REQUEST', 'Content-Length does not match the body');
+    default:
+      break;
+  }
+  if (fe.validation) {
+    return new AppError(
+      'VALIDATION_FAILED',
+      'The request is invalid',
+      fe.validation.map((v) => ({ field: v.instancePath || (v.params as { missingProperty?: string })?.missingProperty, message: v.message ?? 'invalid' })),
+    );
+  }
+  // JSON syntax errors from the body parser (and prototype-poisoning refusals) arrive as 400s.
+  if (fe.statusCode === 400 && (err instanceof SyntaxError || /JSON|prototype/i.test(fe.message ?? ''))) {
+    return new AppError('MALFORMED_JSON', 'The request body is not valid JSON');
+  }
+  if (fe.statusCode === 400) return new AppError('BAD_REQUEST', 'Bad request');
+  return toAppError(err);
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, reply.request.traceId));
+}
+
+const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  BAD_REQUEST: 'BAD_REQUEST',
+  PERSISTED_QUERY_NOT_FOUND: 'BAD_REQUEST',
+  PERSISTED_QUERY_NOT_SUPPORTED: 'BAD_REQUEST',
+  OPERATION_RESOLUTION_FAILURE: 'BAD_REQUEST',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+};
+
+/**
+ * GraphQL errors in the registry's terms: AppErrors keep their code and details, GraphQL request
+ * errors keep their standard code, everything else is masked (no message, path or stack of internals).
+ */
+export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const http = toHttpErrorOrNull(original);
+  if (http) {
+    return {
+      message: http.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: http.code, details: http.details },
+    };
+  }
+  // A subgraph's error relayed by the gateway already carries a registry code (masked at its source).
+  const relayed = String(formatted.extensions?.code ?? '');
+  if (relayed in ERROR_CODES) {
+    const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: relayed, details } };
+  }
+  const code = APOLLO_CODES[relayed];
+  if (code) return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };
+}
+
+function toHttpErrorOrNull(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (isConnectionError(err)) return unavailable();
+  if (err instanceof GraphQLError && err.originalError) return toHttpErrorOrNull(err.originalError);
+  return null;
+}
+
+export async function createOrigin<Ctx extends BaseContext>(options: OriginOptions<Ctx>): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel },
+    logController: new LogController({
+      disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
+      requestIdLogLabel: 'trace_id',
+    }),
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req) => traceIdFrom(req.headers),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  app.decorateRequest('traceId', '');
+  app.addHook('onRequest', async (request, reply) => {
+    request.traceId = request.id;
+    void reply.header('x-trace-id', request.id);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const appError = toHttpError(err);
+    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.get('/', async () => ({ name: options.name, version: options.version, status: 'ok', ...(options.root?.() ?? {}) }));
+
+  app.get('/health', async (request, reply) => {
+    let dbUp = true;
+    if (options.db) {
+      try {
+        await options.db.ping(options.dbHealthTimeoutMs);
+      } catch (err) {
+        dbUp = false;
+        request.log.warn({ err }, 'health: database unreachable');
+      }
+    }
+    if (dbUp) return { status: 'ok', ...options.health.body() };
+    if (!options.health.failWhenDbDown) return { status: 'degraded', ...options.health.body() };
+    const err = new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable', [{ message: 'database ping failed' }]);
+    return reply.code(503).send({ ...errorBody(err, request.traceId), status: 'unavailable', ...options.health.body() });
+  });
+
+  if (options.graphql) await mountGraphql(app, options.graphql, options.env);
+  return app;
+}
+
+/** A refused context (bad token, auth not configured) answers with the AppError's own HTTP status. */
+async function contextOrHttpError<Ctx extends BaseContext>(mount: GraphqlMount<Ctx>, request: FastifyRequest): Promise<Ctx> {
+  try {
+    return await mount.context(request);
+  } catch (err) {
+    const appError = toHttpError(err);
+    throw new GraphQLError(appError.message, {
+      originalError: appError,
+      extensions: { code: appError.code, http: { status: appError.status } },
+    });
+  }
+}
+
+async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv): Promise<void> {
+  const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
+  if (!executor) throw new Error('A GraphQL mount needs a schema or a gateway');
+  const apollo = new ApolloServer<Ctx>({
+    ...executor,
+    // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on.
+    plugins: mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [],
+    introspection: env !== 'production',
+    includeStacktraceInErrorResponses: false,
+    csrfPrevention: true,
+    formatError: formatGraphqlError,
+  });
+  await apollo.start();
+  app.addHook('onClose', async () => apollo.stop());
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/graphql',
+    handler: async (request, reply) => {
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const url = new URL(request.url, 'http://localhost');
+      const response = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: request.method.toUpperCase(), headers, search: url.search, body: request.body },
+        context: () => contextOrHttpError(mount, request),
+      });
+      for (const [key, value] of response.headers) void reply.header(key, value);
+      reply.code(response.status ?? 200);
+      if (response.body.kind === 'complete') return reply.send(response.body.string);
+      const chunks: string[] = [];
+      for await (const chunk of response.body.asyncIterator) chunks.push(chunk);
+      return reply.send(chunks.join(''));
+    },
+  });
+}

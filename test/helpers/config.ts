@@ -1,0 +1,24 @@
+/** Configuration for tests: every origin on port 0, a small demo market, a known HS256 secret. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../subgraphs/platform/config.js';
+
+export const TEST_SECRET = 'test-secret-0123456789abcdef-0123456789abcdef';
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    APP_ENV: 'test',
+    HOST: '127.0.0.1',
+    ANALYSIS_PORT: '0',
+    ALLOCATION_PORT: '0',
+    SEARCH_PORT: '0',
+    GATEWAY_PORT: '0',
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-test-')),
+    DEMO_SYMBOL_COUNT: '22',
+    DEMO_YEARS: '1',
+    AUTH_HS256_SECRET: TEST_SECRET,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * A fresh store per test file. PGlite (in memory) always; PostgreSQL too when TEST_DATABASE_URL names
+ * a server (.ci/run sets it): each file then gets its own new database, dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
+import { migrate } from '../../subgraphs/platform/migrations.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+export const BACKENDS: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDb {
+  db: Db;
+  /** Connection URL of the PostgreSQL database (postgres backend only). */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tg_test_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
+}
+
+export async function openTestDb(backend: Backend, options: { migrate?: boolean } = {}): Promise<TestDb> {
+  let testDb: TestDb;
+  if (backend === 'pglite') {
+    const db = await openPglite(undefined);
+    testDb = { db, drop: () => db.close() };
+  } else {
+    const database = await createPostgresDatabase();
+    const db = await openPostgres(database.url);
+    testDb = {
+      db,
+      url: database.url,
+      drop: async () => {
+        await db.close();
+        await database.drop();
+      },
+    };
+  }
+  if (options.migrate !== false) await migrate(testDb.db, ALL_MIGRATIONS);
+  return testDb;
+}

@@ -1,0 +1,101 @@
+/**
+ * Health follows the database: spec "Common to all three services" (analysis and allocation /health
+ * -> 503 unavailable; search /health is a liveness probe). With PostgreSQL behind a real TCP proxy the
+ * connection is cut and restored: 503 within a bounded time, then 200 again without a restart.
+ */
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
+import { migrate } from '../../subgraphs/platform/migrations.js';
+import { testConfig } from '../helpers/config.js';
+import { createPostgresDatabase } from '../helpers/db.js';
+import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000' });
+const health = (platform: RunningPlatform, origin: 'analysis' | 'allocation' | 'search') => request(`${platform.urls[origin]}/health`);
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await fn();
+  while (!ok(last) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await fn();
+  }
+  return last;
+}
+
+function expectUnavailable(res: JsonResponse): void {
+  expect(res.status).toBe(503);
+  expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
+  expect(res.body.status).toBe('unavailable');
+}
+
+describe('health with the embedded store closed', () => {
+  let db: Db;
+  let platform: RunningPlatform;
+  beforeAll(async () => {
+    db = await openPglite(undefined);
+    await migrate(db, ALL_MIGRATIONS);
+    platform = await startPlatform(config, ['analysis', 'allocation', 'search'], { db });
+  });
+  afterAll(async () => platform?.close());
+
+  it('analysis and allocation answer 503, search stays live', async () => {
+    expect((await health(platform, 'analysis')).status).toBe(200);
+    await db.close();
+    const analysis = await health(platform, 'analysis');
+    expectUnavailable(analysis);
+    expect(analysis.body.version).toBeDefined();
+    expect(analysis.body.timestamp).toBeDefined();
+    expectUnavailable(await health(platform, 'allocation'));
+    const search = await health(platform, 'search');
+    expect(search.status).toBe(200);
+    expect(search.body).toEqual({ status: 'degraded' });
+  });
+});
+
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
+  let proxy: TcpProxy;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let db: Db;
+  let platform: RunningPlatform;
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    const target = new URL(database.url);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const viaProxy = new URL(database.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    db = await openPostgres(viaProxy.toString(), { connectTimeoutMs: 1000, onError: () => undefined });
+    await migrate(db, ALL_MIGRATIONS);
+    platform = await startPlatform(config, ['analysis', 'allocation', 'search'], { db });
+  });
+  afterAll(async () => {
+    await platform?.close();
+    await db?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('503 while the database is unreachable, 200 again once it is back, without a restart', async () => {
+    expect((await health(platform, 'analysis')).status).toBe(200);
+    expect((await health(platform, 'allocation')).status).toBe(200);
+
+    await proxy.cut();
+    const started = Date.now();
+    expectUnavailable(await health(platform, 'analysis'));
+    expectUnavailable(await health(platform, 'allocation'));
+    expect(Date.now() - started).toBeLessThan(5000); // bounded by DB_HEALTH_TIMEOUT_MS, never hanging
+    expect((await health(platform, 'search')).body).toEqual({ status: 'degraded' });
+
+    await proxy.restore();
+    const back = await eventually(() => health(platform, 'analysis'), (r) => r.status === 200, 5000);
+    expect(back.status).toBe(200);
+    expect((await health(platform, 'allocation')).status).toBe(200);
+    expect((await health(platform, 'search')).body).toEqual({ status: 'ok' });
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The store: the same behaviour on PGlite and on PostgreSQL (when TEST_DATABASE_URL is set):
+ * migrations, transactions, value types, bulk writes and reads of bars.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as store from '../../subgraphs/analysis/store.js';
+import type { SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
+import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { openPglite } from '../../subgraphs/platform/db.js';
+import { migrate, orderMigrations } from '../../subgraphs/platform/migrations.js';
+import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
+
+const ACME: SecurityRecord = { symbol: 'ACME', name: 'Acme Synthetic Corp', sector: 'Information Technology', subIndustry: 'Application Software', assetType: 'EQUITY', dataSource: 'synthetic' };
+
+describe.each(BACKENDS)('store on %s', (backend) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(backend);
+  });
+  afterAll(async () => t?.drop());
+
+  it('applies every migration once and records it', async () => {
+    const again = await migrate(t.db, ALL_MIGRATIONS);
+    expect(again.applied).toEqual([]);
+    const rows = await t.db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+    expect(rows.map((r) => r.version)).toEqual(ALL_MIGRATIONS.map((m) => m.version));
+  });
+
+  it('refuses a migration whose SQL changed after it was applied', async () => {
+    const edited = ALL_MIGRATIONS.map((m, i) => (i === 0 ? { ...m, sql: `${m.sql}\n-- edited` } : m));
+    await expect(migrate(t.db, edited)).rejects.toThrow(/was changed after it was applied/);
+  });
+
+  it('applies a new migration and rolls back a failing one completely', async () => {
+    const next = ALL_MIGRATIONS[ALL_MIGRATIONS.length - 1].version + 1;
+    const bad = { version: next, name: 'broken', sql: 'CREATE TABLE half_done (id int); SELECT no_such_function();' };
+    await expect(migrate(t.db, [...ALL_MIGRATIONS, bad])).rejects.toThrow();
+    const tables = await t.db.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'half_done'");
+    expect(tables).toEqual([]);
+    const recorded = await t.db.query('SELECT 1 FROM schema_migrations WHERE version = $1', [next]);
+    expect(recorded).toEqual([]);
+  });
+
+  it('rejects duplicate migration versions', () => {
+    expect(() => orderMigrations([ALL_MIGRATIONS, [{ ...ALL_MIGRATIONS[0], name: 'copy' }]])).toThrow(/Duplicate migration version/);
+  });
+
+  it('returns dates as YYYY-MM-DD, bigints as numbers and timestamps as ISO strings', async () => {
+    const [row] = await t.db.query<{ d: unknown; big: unknown; ts: unknown; num: unknown }>(
+      "SELECT DATE '2024-02-29' AS d, 9007199254740991::bigint AS big, TIMESTAMPTZ '2024-01-02T03:04:05.678Z' AS ts, 12.5::numeric AS num",
+    );
+    expect(row).toEqual({ d: '2024-02-29', big: 9007199254740991, ts: '2024-01-02T03:04:05.678Z', num: 12.5 });
+  });
+
+  it('commits a transaction as a whole and rolls back on error (no partial writes)', async () => {
+    await store.upsertSecurities(t.db, [ACME]);
+    await expect(
+      t.db.transaction(async (tx) => {
+        await store.upsertBars(tx, [{ symbol: 'ACME', date: '2024-01-02', open: 10, high: 11, low: 9, close: 10.5, volume: 1000 }]);
+        await store.upsertBars(tx, [{ symbol: 'ACME', date: '2024-01-03', open: -1, high: 11, low: 9, close: 10.5, volume: 1000 }]);
+      }),
+    ).rejects.toThrow();
+    expect((await store.listBars(t.db, 'ACME', { limit: 10 })).total).toBe(0);
+  });
+
+  it('refuses bars that break the table checks (high < low, unknown symbol)', async () => {
+    await expect(store.upsertBars(t.db, [{ symbol: 'ACME', date: '2024-01-02', open: 10, high: 9, low: 11, close: 10, volume: 1 }])).rejects.toThrow();
+    await expect(store.upsertBars(t.db, [{ symbol: 'NOPE', date: '2024-01-02', open: 10, high: 11, low: 9, close: 10, volume: 1 }])).rejects.toThrow();
+  });
+
+  it('bulk-writes column series, replaces on re-import and pages bars by date', async () => {
+    const n = 45_000; // more than one 20,000-row chunk
+    const dates = Array.from({ length: n }, (_, i) => new Date(Date.UTC(1900, 0, 1) + i * 86_400_000).toISOString().slice(0, 10));
+    const series = (bump: number) => ({
+      symbol: 'ACME',
+      dates,
+      open: Float64Array.from(dates, (_, i) => 100 + i + bump),
+      high: Float64Array.from(dates, (_, i) => 102 + i + bump),
+      low: Float64Array.from(dates, (_, i) => 99 + i + bump),
+      close: Float64Array.from(dates, (_, i) => 101 + i + bump),
+      volume: Float64Array.from(dates, (_, i) => 5_000_000_000 + i),
+    });
+    expect(await store.upsertBars(t.db, series(0))).toBe(n);
+    expect(await store.upsertBars(t.db, series(1))).toBe(n); // same keys: replaced, not duplicated
+    const range = await store.barDateRange(t.db, 'ACME');
+    expect(range).toEqual({ first: '1900-01-01', last: dates[n - 1], count: n });
+
+    const page1 = await store.listBars(t.db, 'ACME', { from: '1900-01-10', to: '1900-01-20', limit: 4 });
+    expect(page1.total).toBe(11);
+    expect(page1.items.map((b) => b.date)).toEqual(['1900-01-10', '1900-01-11', '1900-01-12', '1900-01-13']);
+    expect(page1.items[0]).toEqual({ symbol: 'ACME', date: '1900-01-10', open: 110, high: 112, low: 109, close: 111, volume: 5_000_000_009 });
+    const page2 = await store.listBars(t.db, 'ACME', { from: '1900-01-10', to: '1900-01-20', after: '1900-01-13', limit: 4 });
+    expect(page2.items[0].date).toBe('1900-01-14');
+  });
+
+  it('upserts securities and lists them by sector in symbol order', async () => {
+    await store.upsertSecurities(t.db, [
+      { ...ACME, name: 'Acme Synthetic Corp (renamed)' },
+      { symbol: 'BETA', name: 'Beta', sector: 'Energy', subIndustry: null, assetType: 'EQUITY', dataSource: 'imported' },
+      { symbol: 'TGMI', name: 'Index', sector: null, subIndustry: null, assetType: 'INDEX', dataSource: 'synthetic' },
+    ]);
+    expect(await store.findSecurity(t.db, 'ACME')).toEqual({ ...ACME, name: 'Acme Synthetic Corp (renamed)' });
+    const energy = await store.listSecurities(t.db, { sector: 'Energy', limit: 10 });
+    expect(energy).toEqual({ items: [expect.objectContaining({ symbol: 'BETA' })], total: 1 });
+    const all = await store.listSecurities(t.db, { limit: 2 });
+    expect(all.items.map((s) => s.symbol)).toEqual(['ACME', 'BETA']);
+    expect(all.total).toBe(3);
+  });
+});
+
+describe('PGlite on disk', () => {
+  it('keeps committed data across a close and reopen, and refuses a second process-level open', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-pglite-'));
+    const first = await openPglite(dir);
+    await migrate(first, ALL_MIGRATIONS);
+    await store.upsertSecurities(first, [ACME]);
+    // A stale lock from a dead process is taken over; a live one is refused.
+    fs.writeFileSync(path.join(dir, 'tradegraph.lock'), '1'); // pid 1 is alive (init)
+    await expect(openPglite(dir)).rejects.toThrow(/in use by process 1/);
+    fs.writeFileSync(path.join(dir, 'tradegraph.lock'), String(process.pid));
+    await first.close();
+    expect(fs.existsSync(path.join(dir, 'tradegraph.lock'))).toBe(false);
+
+    const second = await openPglite(dir);
+    expect(await store.findSecurity(second, 'ACME')).toEqual(ACME);
+    await second.close();
+  });
+});
