@@ -1,0 +1,143 @@
+/**
+ * `tradegraph <command>` (or `npm run tradegraph -- <command>`): market data and tokens.
+ *
+ *   migrate                              apply pending migrations
+ *   import securities <file|dir>...      symbol,name,sector,sub_industry
+ *   import bars <file|dir>...            long CSV (symbol,date,...), Yahoo or Stooq per-symbol files; .gz ok
+ *   generate [--seed N] [--symbols N] [--years N] [--end-date YYYY-MM-DD]
+ *                                        store the deterministic synthetic market
+ *   token [--sub ID] [--audience analysis|allocation|AUD] [--ttl 1h]
+ *                                        mint a partner access token (development HS256 secret)
+ *
+ * Exit codes: 0 done; 1 failed, or rows were rejected (the good rows were imported); 2 usage error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { SingleBar } from 'cli-progress';
+import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
+import { mintPartnerToken } from '../subgraphs/platform/auth.js';
+import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ConfigError, loadConfig, type Config } from '../subgraphs/platform/config.js';
+import { openDb, type Db } from '../subgraphs/platform/db.js';
+import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
+import { migrate } from '../subgraphs/platform/migrations.js';
+
+class UsageError extends Error {}
+
+const USAGE = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 14).map((l) => l.replace(/^ \* ?/, '')).join('\n');
+
+/** Reads CSV files (plain or .gz), expanding directories to their .csv/.txt(.gz) files. */
+export function readCsvFiles(paths: readonly string[]): CsvFile[] {
+  const files: string[] = [];
+  for (const p of paths) {
+    if (!fs.existsSync(p)) throw new UsageError(`No such file or directory: ${p}`);
+    if (fs.statSync(p).isDirectory()) {
+      for (const f of fs.readdirSync(p).sort()) if (/\.(csv|txt)(\.gz)?$/i.test(f)) files.push(path.join(p, f));
+    } else files.push(p);
+  }
+  return files.map((f) => {
+    const raw = fs.readFileSync(f);
+    return { name: f, text: (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8') };
+  });
+}
+
+function progressBar(unit: string): (done: number, total: number) => void {
+  let bar: SingleBar | undefined;
+  return (done, total) => {
+    if (!bar) {
+      bar = new SingleBar({ format: `  [{bar}] {percentage}% {value}/{total} ${unit} eta {eta_formatted}`, etaBuffer: 20 });
+      bar.start(total, 0);
+    }
+    bar.update(done);
+    if (done >= total) bar.stop();
+  };
+}
+
+function printReport(what: string, report: ImportReport): number {
+  for (const f of report.files) console.log(`  ${f.file}: ${f.format ?? 'unknown format'}, ${f.rows} rows kept, ${f.errors} rejected`);
+  const shown = report.errors.slice(0, 50);
+  for (const e of shown) console.error(`  ${e.file}:${e.line}: ${e.message}`);
+  if (report.errors.length > shown.length) console.error(`  ... and ${report.errors.length - shown.length} more rejected rows`);
+  console.log(`Imported ${report.rowsWritten} ${what} for ${report.symbols} symbols; ${report.errors.length} rows rejected.`);
+  return report.errors.length ? 1 : 0;
+}
+
+async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(db, ALL_MIGRATIONS);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const int = (value: string | undefined, name: string, fallback: number): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be an integer`);
+  return n;
+};
+
+export async function run(argv: string[], config: Config = loadConfig()): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'migrate': {
+      const result = await withDb(config, async () => undefined).then(() => 'ok');
+      console.log(`Migrations applied (${result}); schema version ${ALL_MIGRATIONS[ALL_MIGRATIONS.length - 1].version}.`);
+      return 0;
+    }
+    case 'import': {
+      const [kind, ...paths] = rest;
+      if ((kind !== 'bars' && kind !== 'securities') || paths.length === 0) throw new UsageError('import needs "bars" or "securities" and at least one file or directory');
+      const files = readCsvFiles(paths);
+      return withDb(config, async (db) =>
+        kind === 'bars' ? printReport('bars', await importBarFiles(db, files, progressBar('rows'))) : printReport('securities', await importSecurityFiles(db, files)),
+      );
+    }
+    case 'generate': {
+      const { values } = parseArgs({ args: rest, options: { seed: { type: 'string' }, symbols: { type: 'string' }, years: { type: 'string' }, 'end-date': { type: 'string' } } });
+      const options = {
+        seed: int(values.seed, 'seed', config.demo.seed),
+        symbolCount: int(values.symbols, 'symbols', config.demo.symbolCount),
+        years: int(values.years, 'years', config.demo.years),
+        endDate: values['end-date'] ?? config.demo.endDate,
+        indexSymbol: config.marketIndexSymbol,
+      };
+      const report = await withDb(config, (db) => loadSyntheticMarket(db, options, progressBar('symbols')));
+      console.log(`Stored the synthetic market: ${report.securities} securities, ${report.bars} bars, ${report.firstDate}..${report.lastDate}.`);
+      return 0;
+    }
+    case 'token': {
+      const { values } = parseArgs({ args: rest, options: { sub: { type: 'string' }, audience: { type: 'string' }, ttl: { type: 'string' } } });
+      const auth = resolvePartnerAuth(config);
+      if (!auth.hs256Secret) throw new UsageError('token mints HS256 development tokens; this configuration has no HS256 secret (production uses your identity provider)');
+      const audience = values.audience === undefined || values.audience === 'analysis' ? auth.audiences.analysis : values.audience === 'allocation' ? auth.audiences.allocation : values.audience;
+      const token = await mintPartnerToken({ secret: auth.hs256Secret, issuer: auth.issuer, audience, subject: values.sub ?? 'partner-demo', expiresIn: values.ttl ?? '1h' });
+      console.log(token);
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`Unknown command "${command}"`);
+  }
+}
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname;
+if (invokedDirectly) {
+  run(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`);
+      else if (err instanceof ConfigError) console.error(err.message);
+      else console.error(`Failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm start` as a user runs it (the built dist/cli/start.js in a child process): all four origins
+ * come up on the embedded store with the demo market, Ctrl-C stops them cleanly, and a restart on
+ * the same data directory keeps everything (no second demo load). One origin can start alone.
+ * `npm test` builds dist/ first (schema:check).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
+import { request } from '../helpers/http.js';
+
+const START = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-'));
+const env = {
+  ...process.env,
+  APP_ENV: 'development',
+  DATA_DIR: dataDir,
+  ANALYSIS_PORT: '0',
+  ALLOCATION_PORT: '0',
+  SEARCH_PORT: '0',
+  GATEWAY_PORT: '0',
+  DEMO_SYMBOL_COUNT: '22',
+  DEMO_YEARS: '1',
+  LOG_LEVEL: 'warn',
+};
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  urls: Record<string, string>;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+function start(args: string[] = []): Promise<Started> {
+  if (!fs.existsSync(START)) throw new Error(`${START} is missing: run npm run build (npm test does)`);
+  const child = spawn(process.execPath, [START, ...args], { env, cwd: PROJECT_ROOT });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      if (!out.includes('Press Ctrl-C to stop.')) return;
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      const urls = Object.fromEntries([...out.matchAll(/^ {2}(\w+)\s+(http:\/\/\S+)\s+\(GraphQL/gm)].map((m) => [m[1], m[2]]));
+      resolve({ child, urls, output: () => out, exit });
+    };
+    child.stdout.on('data', check);
+    void exit.then((code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));
+  });
+}
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the data', async () => {
+  const first = await start();
+  expect(Object.keys(first.urls).sort()).toEqual(['allocation', 'analysis', 'gateway', 'search']);
+  expect(first.output()).toMatch(/Demo market loaded: 23 securities, 5796 bars, .* \(synthetic\)/);
+  expect(first.output()).toContain('demo symbol ACME');
+  for (const url of Object.values(first.urls)) expect((await request(`${url}/health`)).status).toBe(200);
+  const viaGateway = await request(`${first.urls.gateway}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ security(symbol: "ACME") { name } huntModes { mode } }' }),
+  });
+  expect(viaGateway.body).toEqual({ data: { security: { name: 'Acme Synthetic Corp' }, huntModes: [{ mode: 'general' }, { mode: 'replace' }, { mode: 'interest' }] } });
+
+  first.child.kill('SIGINT');
+  expect(await first.exit).toBe(0);
+  expect(first.output()).toContain('Stopped cleanly.');
+  expect(fs.existsSync(path.join(dataDir, 'tradegraph.lock'))).toBe(false);
+
+  // Restart one origin alone on the same data directory: the stored market is still there.
+  const second = await start(['analysis']);
+  expect(Object.keys(second.urls)).toEqual(['analysis']);
+  expect(second.output()).not.toContain('Demo market loaded');
+  expect((await request(`${second.urls.analysis}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-analysis', demo_symbol: 'ACME' }));
+  second.child.kill('SIGTERM');
+  expect(await second.exit).toBe(0);
+});
+
+it('refuses an unknown origin name with exit code 2', async () => {
+  const child = spawn(process.execPath, [START, 'billing'], { env, cwd: PROJECT_ROOT });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  expect(code).toBe(2);
+  expect(err).toContain('Unknown origin(s): billing');
+});
+
+it('refuses bad configuration with the variable named, exit code 1', async () => {
+  const child = spawn(process.execPath, [START], { env: { ...env, ANALYSIS_PORT: 'http' }, cwd: PROJECT_ROOT });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  expect(code).toBe(1);
+  expect(err).toContain('ANALYSIS_PORT must be an integer');
+});
