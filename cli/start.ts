@@ -4,7 +4,7 @@
  */
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, type Origin } from '../subgraphs/platform/config.js';
-import { startPlatform } from './platform.js';
+import { startPlatform, type RunningPlatform } from './platform.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -26,25 +26,9 @@ async function main(): Promise<void> {
   const store = config.databaseUrl ? `PostgreSQL (${new URL(config.databaseUrl).host})` : `embedded PGlite in ${config.dataDir}`;
   console.log(`tradegraph: starting ${origins.join(', ')} on ${store}`);
 
-  let bar: SingleBar | undefined;
-  const platform = await startPlatform(config, origins, {
-    onDemoProgress: (done, total) => {
-      if (!bar) {
-        console.log(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`);
-        bar = new SingleBar({ format: '  demo market [{bar}] {value}/{total} symbols', noTTYOutput: false, etaBuffer: 50 });
-        bar.start(total, 0);
-      }
-      bar.update(done);
-      if (done === total) bar.stop();
-    },
-  });
-  if (platform.demo) {
-    console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
-  }
-  for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
-  if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
-  console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
-
+  // Signals are handled from the first moment: a Ctrl-C during start-up stops as soon as the step
+  // under way ends (the demo load is one transaction), a second one forces the exit.
+  let platform: RunningPlatform | undefined;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -52,20 +36,44 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    console.log(`\n${signal}: draining requests and closing the store...`);
-    platform.close().then(
-      () => {
-        console.log('Stopped cleanly.');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        console.error('Error while stopping:', err);
-        process.exit(1);
-      },
-    );
+    console.log(`\n${signal}: ${platform ? 'draining requests and closing the store' : 'stopping after the current start-up step'}...`);
+    if (platform) shutDown(platform);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  let bar: SingleBar | undefined;
+  platform = await startPlatform(config, origins, {
+    onDemoProgress: (done, total) => {
+      if (!bar) {
+        console.log(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`);
+        bar = new SingleBar({ format: '  demo market [{bar}] {value}/{total} symbols', etaBuffer: 50 });
+        bar.start(total, 0);
+      }
+      bar.update(done);
+      if (done === total) bar.stop();
+    },
+  });
+  if (stopping) return shutDown(platform);
+  if (platform.demo) {
+    console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
+  }
+  for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
+  if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
+  console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
+}
+
+function shutDown(platform: RunningPlatform): void {
+  platform.close().then(
+    () => {
+      console.log('Stopped cleanly.');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error('Error while stopping:', err);
+      process.exit(1);
+    },
+  );
 }
 
 main().catch((err: unknown) => {

@@ -206,6 +206,8 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
     formatError: formatGraphqlError,
+    // The process owns shutdown (Fastify onClose stops Apollo); Apollo's own handlers would re-raise the signal.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
   app.addHook('onClose', async () => apollo.stop());

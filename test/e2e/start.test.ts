@@ -100,3 +100,44 @@ it('refuses bad configuration with the variable named, exit code 1', async () =>
   expect(code).toBe(1);
   expect(err).toContain('ANALYSIS_PORT must be an integer');
 });
+
+it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded market', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-int-'));
+  const envInt = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300' };
+  const child = spawn(process.execPath, [START], { env: envInt, cwd: PROJECT_ROOT });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.includes('Generating the synthetic demo market') && !child.killed) child.kill('SIGINT');
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  expect(code).toBe(0);
+  expect(out).toContain('SIGINT: stopping after the current start-up step...');
+  expect(out).toContain('Stopped cleanly.');
+
+  // Whatever the interrupted start committed, the next start sees a complete market.
+  const restarted = spawn(process.execPath, [START, 'analysis'], { env: envInt, cwd: PROJECT_ROOT });
+  let out2 = '';
+  restarted.stdout.on('data', (d: Buffer) => (out2 += d.toString()));
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (out2.includes('Press Ctrl-C')) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 50);
+  });
+  const url = /analysis\s+(http:\/\/\S+)/.exec(out2)![1];
+  const secret = fs.readFileSync(path.join(dir, 'dev-hs256-secret'), 'utf8').trim();
+  const { mintPartnerToken } = await import('../../subgraphs/platform/auth.js');
+  const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
+  const res = await request<{ data: { securities: { totalCount: number }; security: { bars: { totalCount: number } } } }>(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: '{ securities { totalCount } security(symbol: "ACME") { bars { totalCount } } }' }),
+  });
+  expect(res.body.data).toEqual({ securities: { totalCount: 301 }, security: { bars: { totalCount: 252 } } });
+  restarted.kill('SIGTERM');
+  expect(await new Promise((resolve) => restarted.on('exit', resolve))).toBe(0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
