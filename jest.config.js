@@ -10,4 +10,5 @@ export default {
   },
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/reporters/summary.cjs'],
 };
