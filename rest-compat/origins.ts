@@ -96,11 +96,14 @@ export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstan
   const search = new SearchService();
   const authenticate = oidcAuthenticator(deps);
   const subgraph = await buildSearchSubgraph(search);
-  return createOrigin({
+  const app = await createOrigin({
     // spec: search /health is a liveness probe -> always 200 with status ("degraded" without a database).
     ...shell(deps, 'search', { failWhenDbDown: false, body: () => ({}) }),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
   });
+  // Never silently: a disabled check is announced at every start.
+  if (!deps.config.oidc.enforce) app.log.warn('OIDC_ENFORCE=false: the search origin does not check ID tokens (non-production only)');
+  return app;
 }
 
 export const ORIGIN_BUILDERS: Record<Subgraph, (deps: OriginDeps) => Promise<FastifyInstance>> = {
