@@ -83,22 +83,25 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(await second.exit).toBe(0);
 });
 
+/** Runs the start script to its exit and returns the exit code and what it wrote to stderr. */
+async function runToExit(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [START, ...args], { env: childEnv, cwd: PROJECT_ROOT });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stderr };
+}
+
 it('refuses an unknown origin name with exit code 2', async () => {
-  const child = spawn(process.execPath, [START, 'billing'], { env, cwd: PROJECT_ROOT });
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const { code, stderr } = await runToExit(['billing'], env);
   expect(code).toBe(2);
-  expect(err).toContain('Unknown origin(s): billing');
+  expect(stderr).toContain('Unknown origin(s): billing');
 });
 
 it('refuses bad configuration with the variable named, exit code 1', async () => {
-  const child = spawn(process.execPath, [START], { env: { ...env, ANALYSIS_PORT: 'http' }, cwd: PROJECT_ROOT });
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const { code, stderr } = await runToExit([], { ...env, ANALYSIS_PORT: 'http' });
   expect(code).toBe(1);
-  expect(err).toContain('ANALYSIS_PORT must be an integer');
+  expect(stderr).toContain('ANALYSIS_PORT must be an integer');
 });
 
 it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded market', async () => {

@@ -567,6 +567,14 @@ function emptySeries(symbol: string, dates: string[]): BarSeries {
   };
 }
 
+/** Writes bar t from its open and close: high and low reach beyond them by volatility-scaled draws. */
+function writeBar(out: BarSeries, t: number, o: number, c: number, dailySd: number, rng: Prng): void {
+  out.open[t] = o;
+  out.close[t] = c;
+  out.high[t] = (o > c ? o : c) * (1 + RANGE_SCALE * dailySd * rng.exponential());
+  out.low[t] = (o > c ? c : o) / (1 + RANGE_SCALE * dailySd * rng.exponential());
+}
+
 function drawPhaseDays(rng: Prng, phase: number): number {
   const [min, max] = PHASE_DAYS[phase];
   return rng.intBetween(min, max);
@@ -626,7 +634,7 @@ function simulateEquity(
 ): BarSeries {
   const days = f.days;
   const out = emptySeries(p.record.symbol, dates);
-  const { open, high, low, close, volume } = out;
+  const { close, volume } = out;
   const rng = createPrng(seed, pathStream(equity));
   const { marketReturn, sectorReturn, volScale, sqrtVolScale } = f;
   const sectorOffset = p.sectorIndex * days;
@@ -724,12 +732,7 @@ function simulateEquity(
     // 4. Bar.
     const o = exp(logClose + gap + OPEN_SHARE * (ret - gap) + OPEN_NOISE * dailySd * rng.normal());
     const c = exp(nextLog);
-    const top = o > c ? o : c;
-    const bottom = o > c ? c : o;
-    open[t] = o;
-    close[t] = c;
-    high[t] = top * (1 + RANGE_SCALE * dailySd * rng.exponential());
-    low[t] = bottom / (1 + RANGE_SCALE * dailySd * rng.exponential());
+    writeBar(out, t, o, c, dailySd, rng);
 
     // 5. Volume.
     let activity = (0.55 + 0.5 * (abs(ret) / typicalSd)) * PHASE_VOLUME_MULT[phase] * sqrtVolScale[t];
@@ -760,7 +763,7 @@ function simulateIndex(
 ): BarSeries {
   const days = f.days;
   const out = emptySeries(symbol, dates);
-  const { open, high, low, close, volume } = out;
+  const { volume } = out;
   const rng = createPrng(seed, STREAM_INDEX);
   let indexBeta = 0;
   let sectorVol = 0;
@@ -780,13 +783,7 @@ function simulateIndex(
     const dailySd = typicalSd * volScale;
     const nextLog = logClose + ret;
     const o = exp(logClose + OPEN_SHARE * ret + 0.15 * dailySd * rng.normal());
-    const c = t === 0 ? INDEX_START_LEVEL : exp(nextLog);
-    const top = o > c ? o : c;
-    const bottom = o > c ? c : o;
-    open[t] = o;
-    close[t] = c;
-    high[t] = top * (1 + RANGE_SCALE * dailySd * rng.exponential());
-    low[t] = bottom / (1 + RANGE_SCALE * dailySd * rng.exponential());
+    writeBar(out, t, o, t === 0 ? INDEX_START_LEVEL : exp(nextLog), dailySd, rng);
     const activity = (0.6 + 0.4 * (abs(ret) / typicalSd)) * f.sqrtVolScale[t];
     volume[t] = max(1, round(baseVolumeSum * activity * exp(0.15 * rng.normal() - 0.011)));
     logClose = nextLog;
