@@ -5,7 +5,7 @@
  */
 import type { Db, Queryable } from '../platform/db.js';
 import { parseBarsCsv, parseSecuritiesCsv, type BarsFormat, type RowError } from './engine/market-csv.js';
-import type { Bar } from './engine/market-types.js';
+import type { Bar, SecurityRecord } from './engine/market-types.js';
 import { generateSyntheticMarket, type SyntheticMarketOptions } from './engine/synthetic-market.js';
 import * as store from './store.js';
 
@@ -25,17 +25,50 @@ export interface ImportReport {
   errors: RowError[];
 }
 
+/**
+ * Keeps the first row of each key across all files; a later row with the same key (overlapping
+ * files, or one file given twice) is reported at its own file and line, pointing at the first.
+ */
+function firstOfEachKey<T>(
+  parsed: ReadonlyArray<{ file: string; rows: readonly T[]; lines: readonly number[]; errors: RowError[] }>,
+  key: (row: T) => string,
+  describe: (row: T) => string,
+): { rows: T[]; kept: number[] } {
+  const firstAt = new Map<string, string>();
+  const rows: T[] = [];
+  const kept: number[] = [];
+  for (const p of parsed) {
+    let keptHere = 0;
+    p.rows.forEach((row, i) => {
+      const k = key(row);
+      const first = firstAt.get(k);
+      if (first !== undefined) {
+        p.errors.push({ file: p.file, line: p.lines[i], message: `duplicate row for ${describe(row)} (first at ${first})` });
+        return;
+      }
+      firstAt.set(k, `${p.file}:${p.lines[i]}`);
+      rows.push(row);
+      keptHere++;
+    });
+    kept.push(keptHere);
+  }
+  return { rows, kept };
+}
+
 /** Imports bar files (long, Yahoo or Stooq format). Unknown symbols get a placeholder profile. */
 export async function importBarFiles(db: Db, files: readonly CsvFile[], onProgress?: Progress): Promise<ImportReport> {
-  const parsed = files.map((f) => ({ file: f.name, ...parseBarsCsv(f.text, { file: f.name }) }));
-  const bars: Bar[] = parsed.flatMap((p) => p.bars);
+  const parsed = files.map((f) => {
+    const result = parseBarsCsv(f.text, { file: f.name });
+    return { file: f.name, format: result.format, rows: result.bars, lines: result.lines, errors: result.errors };
+  });
+  const { rows: bars, kept } = firstOfEachKey(parsed, (b: Bar) => `${b.symbol}|${b.date}`, (b) => `${b.symbol} on ${b.date}`);
   const symbols = [...new Set(bars.map((b) => b.symbol))];
   await db.transaction(async (tx) => {
     await ensureSecurities(tx, symbols);
     await writeInChunks(tx, bars, onProgress);
   });
   return {
-    files: parsed.map((p) => ({ file: p.file, format: p.format, rows: p.bars.length, errors: p.errors.length })),
+    files: parsed.map((p, i) => ({ file: p.file, format: p.format, rows: kept[i], errors: p.errors.length })),
     rowsWritten: bars.length,
     symbols: symbols.length,
     errors: parsed.flatMap((p) => p.errors),
@@ -44,11 +77,14 @@ export async function importBarFiles(db: Db, files: readonly CsvFile[], onProgre
 
 /** Imports security profiles (`symbol,name,sector,sub_industry`). */
 export async function importSecurityFiles(db: Db, files: readonly CsvFile[]): Promise<ImportReport> {
-  const parsed = files.map((f) => ({ file: f.name, ...parseSecuritiesCsv(f.text, { file: f.name }) }));
-  const securities = parsed.flatMap((p) => p.securities);
+  const parsed = files.map((f) => {
+    const result = parseSecuritiesCsv(f.text, { file: f.name });
+    return { file: f.name, rows: result.securities, lines: result.lines, errors: result.errors };
+  });
+  const { rows: securities, kept } = firstOfEachKey(parsed, (s: SecurityRecord) => s.symbol, (s) => s.symbol);
   await db.transaction((tx) => store.upsertSecurities(tx, securities));
   return {
-    files: parsed.map((p) => ({ file: p.file, format: 'securities' as const, rows: p.securities.length, errors: p.errors.length })),
+    files: parsed.map((p, i) => ({ file: p.file, format: 'securities' as const, rows: kept[i], errors: p.errors.length })),
     rowsWritten: securities.length,
     symbols: new Set(securities.map((s) => s.symbol)).size,
     errors: parsed.flatMap((p) => p.errors),

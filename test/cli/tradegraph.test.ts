@@ -98,3 +98,27 @@ it('usage errors are reported, not thrown as crashes', async () => {
   await expect(run(['import', 'bars', path.join(dir, 'missing.csv')], config)).rejects.toThrow(/No such file/);
   await expect(run(['frobnicate'], config)).rejects.toThrow(/Unknown command/);
 });
+
+it('overlapping files keep the first row of each day and report the later ones by file and line', async () => {
+  const a = write('overlap/a.csv', 'symbol,date,open,high,low,close,volume\nOVLP,2021-04-19,10,11,9,10.5,100\nOVLP,2021-04-20,10,11,9,10.6,100\n');
+  const b = write('overlap/b.csv', 'symbol,date,open,high,low,close,volume\nOVLP,2021-04-20,20,21,19,20.5,200\nOVLP,2021-04-21,10,11,9,10.7,100\n');
+  expect(await run(['import', 'bars', a, b, a], config)).toBe(1);
+  expect(err).toEqual([
+    `  ${b}:2: duplicate row for OVLP on 2021-04-20 (first at ${a}:3)`,
+    `  ${a}:2: duplicate row for OVLP on 2021-04-19 (first at ${a}:2)`,
+    `  ${a}:3: duplicate row for OVLP on 2021-04-20 (first at ${a}:3)`,
+  ]);
+  expect(out.at(-1)).toBe('Imported 3 bars for 1 symbols; 3 rows rejected.');
+  const bars = await inStore((db) => store.listBars(db, 'OVLP', { limit: 10 }));
+  expect(bars.items.map((x) => [x.date, x.close])).toEqual([
+    ['2021-04-19', 10.5],
+    ['2021-04-20', 10.6],
+    ['2021-04-21', 10.7],
+  ]);
+});
+
+it('a securities file given twice is imported once, the repeats reported', async () => {
+  const file = write('sec-twice.csv', 'symbol,name,sector,sub_industry\nTWCE,Twice Inc,Energy,Oil & Gas Drilling\n');
+  expect(await run(['import', 'securities', file, file], config)).toBe(1);
+  expect(err).toEqual([`  ${file}:2: duplicate row for TWCE (first at ${file}:2)`]);
+});

@@ -26,11 +26,15 @@ export interface ParsedBars {
   /** The detected format, or null when the header was not recognised (or the text was empty). */
   format: BarsFormat | null;
   bars: Bar[];
+  /** The line each kept bar came from (bars[i] was read at lines[i]). */
+  lines: number[];
   errors: RowError[];
 }
 
 export interface ParsedSecurities {
   securities: SecurityRecord[];
+  /** The line each kept security came from. */
+  lines: number[];
   errors: RowError[];
 }
 
@@ -315,6 +319,7 @@ function rowReader(layout: Layout, fileSymbol: string): RowReader {
 export function parseBarsCsv(text: string, options: { file: string; symbol?: string }): ParsedBars {
   const { file } = options;
   const bars: Bar[] = [];
+  const lines: number[] = [];
   const errors: RowError[] = [];
   const report = (line: number, message: string): void => {
     errors.push({ file, line, message });
@@ -374,12 +379,13 @@ export function parseBarsCsv(text: string, options: { file: string; symbol?: str
       }
       linesByDate.set(bar.date, line);
       bars.push(bar);
+      lines.push(line);
     },
     report,
   );
 
   if (!header.seen) report(1, `empty file: expected a header, one of: ${expectedHeaders()}`);
-  return { format: header.layout === null ? null : LAYOUT_FORMAT[header.layout], bars, errors };
+  return { format: header.layout === null ? null : LAYOUT_FORMAT[header.layout], bars, lines, errors };
 }
 
 /** For per-symbol layouts, the symbol of the whole file ('' when rows carry their own); null if unknown. */
@@ -404,6 +410,7 @@ const SECTOR_BY_LOWER = new Map<string, GicsSector>(GICS_SECTORS.map((s) => [s.t
 export function parseSecuritiesCsv(text: string, options: { file: string }): ParsedSecurities {
   const { file } = options;
   const securities: SecurityRecord[] = [];
+  const lines: number[] = [];
   const errors: RowError[] = [];
   const report = (line: number, message: string): void => {
     errors.push({ file, line, message });
@@ -442,12 +449,13 @@ export function parseSecuritiesCsv(text: string, options: { file: string }): Par
       }
       firstLineOf.set(record.symbol, line);
       securities.push(record);
+      lines.push(line);
     },
     report,
   );
 
   if (!header.seen) report(1, `empty file: expected the header ${SECURITIES_HEADER}`);
-  return { securities, errors };
+  return { securities, lines, errors };
 }
 
 function readSecurity([rawSymbol, rawName, rawSector, rawSubIndustry = '']: string[]): SecurityRecord {

@@ -265,7 +265,7 @@ describe('parseBarsCsv: headers and empty input', () => {
   });
 
   it('accepts a header-only file', () => {
-    expect(parseBarsCsv(`${LONG_HEADER}\n`, { file: 'x.csv' })).toEqual({ format: 'long', bars: [], errors: [] });
+    expect(parseBarsCsv(`${LONG_HEADER}\n`, { file: 'x.csv' })).toEqual({ format: 'long', bars: [], lines: [], errors: [] });
   });
 });
 
@@ -706,5 +706,16 @@ describe('speed', () => {
     expect(result.bars).toHaveLength(300_000);
     expect(result.bars[299_999]).toMatchObject({ symbol: 'SV3', date: '1998-03-19', volume: 3999 });
     expect(elapsed).toBeLessThan(3000);
+  });
+});
+
+describe('lines of kept rows', () => {
+  it('gives the physical line each kept bar and security came from', () => {
+    const bars = parseBarsCsv('symbol,date,open,high,low,close,volume\nA,2021-01-04,1,2,1,1.5,10\nA,2021-02-30,1,2,1,1.5,10\n\nA,2021-01-05,1,2,1,1.5,10\n', { file: 'f.csv' });
+    expect(bars.bars.map((b) => b.date)).toEqual(['2021-01-04', '2021-01-05']);
+    expect(bars.lines).toEqual([2, 5]);
+    const secs = parseSecuritiesCsv('symbol,name,sector,sub_industry\nA,"A, Inc",Energy,x\nB,B Co,Nowhere,y\nC,C Co,Utilities,z\n', { file: 's.csv' });
+    expect(secs.securities.map((s) => s.symbol)).toEqual(['A', 'C']);
+    expect(secs.lines).toEqual([2, 4]);
   });
 });
