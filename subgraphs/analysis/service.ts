@@ -8,7 +8,7 @@ import { AppError } from '../platform/errors.js';
 import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
 import { pageSize, parseIsoDate } from '../platform/validation.js';
 import { normalizeSymbol } from './engine/symbol.js';
-import type { Bar, SecurityRecord } from './engine/market-types.js';
+import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
 import * as store from './store.js';
 
 export const BARS_PAGE = { default: 250, max: 2000 } as const;
@@ -34,6 +34,13 @@ export class AnalysisService {
     return symbol;
   }
 
+  /** A GICS sector name (any case), or 400. */
+  sector(raw: string): GicsSector {
+    const found = GICS_SECTORS.find((s) => s.toLowerCase() === raw.trim().toLowerCase());
+    if (!found) throw new AppError('VALIDATION_FAILED', 'sector is not a GICS sector', [{ field: 'sector', message: `expected one of: ${GICS_SECTORS.join(', ')}` }]);
+    return found;
+  }
+
   /** A security's profile; null when unknown. Anonymous callers: the demo symbol only. */
   async getSecurity(principal: Principal, rawSymbol: string): Promise<SecurityRecord | null> {
     const symbol = this.symbol(rawSymbol);
@@ -43,9 +50,10 @@ export class AnalysisService {
 
   async listSecurities(principal: Principal, options: { sector?: string | null; first?: number | null; after?: string | null }): Promise<Page<SecurityRecord>> {
     requirePartner(principal, 'the securities list');
+    const sector = options.sector ? this.sector(options.sector) : undefined;
     const limit = pageSize(options.first, 'first', SECURITIES_PAGE.default, SECURITIES_PAGE.max);
     const after = options.after ? this.symbol(options.after) : undefined;
-    const { items, total } = await store.listSecurities(this.db, { sector: options.sector ?? undefined, after, limit: limit + 1 });
+    const { items, total } = await store.listSecurities(this.db, { sector, after, limit: limit + 1 });
     return page(items, limit, total, (s) => s.symbol);
   }
 

@@ -3,11 +3,12 @@
  * `GET /` and `GET /health`, a 404 for unknown routes, body limits, and the origin's GraphQL endpoint.
  * Domain routes plug in as Fastify plugins (rest-compat/); nothing here knows a domain rule.
  */
-import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv } from './config.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
@@ -97,6 +98,7 @@ const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
   PERSISTED_QUERY_NOT_SUPPORTED: 'BAD_REQUEST',
   OPERATION_RESOLUTION_FAILURE: 'BAD_REQUEST',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
+  INVALID_GRAPHQL: 'BAD_REQUEST', // @apollo/gateway: no operation to run (several without operationName, unknown name)
 };
 
 /**
@@ -120,9 +122,40 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: relayed, details } };
   }
+  // Entity lookups (_entities) naming a type this subgraph does not resolve: the caller's mistake.
+  if (original instanceof Error && /^The _entities resolver tried to load an entity for type/.test(original.message)) {
+    return { message: 'Unknown entity type in representations', path: formatted.path, extensions: { code: 'BAD_USER_INPUT', details: [] } };
+  }
   const code = APOLLO_CODES[relayed];
   if (code) return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };
+}
+
+/**
+ * Operations a graph cannot run are the client's error: a root type the schema lacks (a mutation or
+ * subscription here), or an operation the gateway cannot pick (several without operationName, an
+ * unknown operationName). Errors that are masked as INTERNAL_ERROR are logged with their cause.
+ */
+function requestErrorsPlugin(log: FastifyBaseLogger): ApolloServerPlugin<BaseContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, schema }) {
+          if (operation && !schema.getRootType(operation.operation)) {
+            throw new GraphQLError(`This graph has no ${operation.operation} operations`, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+          }
+        },
+        async didEncounterErrors({ errors, response }) {
+          for (const error of errors) {
+            if (error.extensions?.code === 'INVALID_GRAPHQL' && response.http) response.http.status = 400;
+            else if (formatGraphqlError(error.toJSON(), error).extensions?.code === 'INTERNAL_ERROR') {
+              log.error({ err: unwrapResolverError(error) }, 'GraphQL error masked as INTERNAL_ERROR');
+            }
+          }
+        },
+      };
+    },
+  };
 }
 
 function toHttpErrorOrNull(err: unknown): AppError | null {
@@ -201,7 +234,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
   const apollo = new ApolloServer<Ctx>({
     ...executor,
     // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on.
-    plugins: mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [],
+    plugins: [requestErrorsPlugin(app.log), ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [])],
     introspection: env !== 'production',
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
