@@ -165,6 +165,43 @@ function toHttpErrorOrNull(err: unknown): AppError | null {
   return null;
 }
 
+/** Longest time a request may take to arrive in full. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Longest time a close waits for in-flight responses before Node drops what is left. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Graceful close. Node's server.close() destroys every connection whose response has *ended*, even
+ * when the response is still being written (a large body to a slow reader), so the drain happens
+ * before it: once closing, new requests on open keep-alive connections get 503 in the error shape,
+ * responses carry `connection: close`, and preClose waits until every in-flight response has been
+ * handed to the operating system ('finish'), at most DRAIN_TIMEOUT_MS.
+ */
+function drainOnClose(app: FastifyInstance): void {
+  let closing = false;
+  const inFlight = new Set<Promise<void>>();
+  app.addHook('onRequest', async (request, reply) => {
+    const res = reply.raw;
+    const done = new Promise<void>((resolve) => {
+      res.once('finish', resolve);
+      res.once('close', resolve);
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    if (closing) return sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance'));
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)));
+    await Promise.race([Promise.all(inFlight), deadline]);
+    clearTimeout(timer);
+  });
+}
+
 export async function createOrigin<Ctx extends BaseContext>(options: OriginOptions<Ctx>): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: options.logLevel },
@@ -174,8 +211,17 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => traceIdFrom(req.headers),
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
+    // A request whose body never finishes (slowloris) cannot hold the server, nor its shutdown.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Shutdown is graceful (see drainOnClose); idle keep-alive connections are closed by server.close().
+    forceCloseConnections: false,
+    return503OnClosing: false,
+    // URLs Fastify cannot decode (e.g. GET /%ZZ) get the error shape and a trace id like every other 4xx.
+    frameworkErrors: (_error, request, reply) => {
+      const res = reply as unknown as FastifyReply;
+      void res.header('x-trace-id', request.id);
+      void res.code(400).type('application/json; charset=utf-8').send(errorBody(new AppError('BAD_REQUEST', 'The request URL is malformed'), request.id));
+    },
   });
 
   app.decorateRequest('traceId', '');
@@ -183,6 +229,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     request.traceId = request.id;
     void reply.header('x-trace-id', request.id);
   });
+  drainOnClose(app);
 
   app.setErrorHandler((err, request, reply) => {
     const appError = toHttpError(err);

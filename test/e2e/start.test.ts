@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
@@ -33,9 +34,9 @@ interface Started {
   exit: Promise<number | null>;
 }
 
-function start(args: string[] = []): Promise<Started> {
+function start(args: string[] = [], childEnv: NodeJS.ProcessEnv = env): Promise<Started> {
   if (!fs.existsSync(START)) throw new Error(`${START} is missing: run npm run build (npm test does)`);
-  const child = spawn(process.execPath, [START, ...args], { env, cwd: PROJECT_ROOT });
+  const child = spawn(process.execPath, [START, ...args], { env: childEnv, cwd: PROJECT_ROOT });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -142,5 +143,40 @@ it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded mar
   expect(res.body.data).toEqual({ securities: { totalCount: 301 }, security: { bars: { totalCount: 252 } } });
   restarted.kill('SIGTERM');
   expect(await new Promise((resolve) => restarted.on('exit', resolve))).toBe(0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('Ctrl-C while a large response is being read: the response arrives in full, then the process exits 0', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-drain-'));
+  // Ten years of bars: a response of several MB, more than loopback socket buffers take.
+  const running = await start(['analysis'], { ...env, DATA_DIR: dir, DEMO_YEARS: '10' });
+  const secret = fs.readFileSync(path.join(dir, 'dev-hs256-secret'), 'utf8').trim();
+  const { mintPartnerToken } = await import('../../subgraphs/platform/auth.js');
+  const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
+  const query = '{ securities(first: 500) { nodes { symbol bars(first: 2000) { nodes { date open high low close volume } } } } }';
+  let resume = () => {};
+  const done = new Promise<string>((resolve, reject) => {
+    const req = http.request(`${running.urls.analysis}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
+      res.pause();
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+      resume = () => res.resume();
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ query }));
+  });
+  await new Promise((r) => setTimeout(r, 1500));
+  running.child.kill('SIGINT');
+  await new Promise((r) => setTimeout(r, 300));
+  resume();
+  const text = await done;
+  const body = JSON.parse(text) as { data: { securities: { nodes: Array<{ bars: { nodes: unknown[] } }> } } };
+  expect(body.data.securities.nodes).toHaveLength(23);
+  expect(body.data.securities.nodes.every((n) => n.bars.nodes.length === 2000)).toBe(true);
+  expect(text.length).toBeGreaterThan(5_000_000);
+  expect(await running.exit).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
 });
