@@ -1,4 +1,4 @@
-/** Jest runs the TypeScript sources directly as ESM (ts-jest, transpile only: `npm run typecheck` owns types). */
+/** Jest runs the TypeScript sources directly as ESM (ts-jest, transpile only: `npm run build`, i.e. tsc, owns types). */
 export default {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',

@@ -31,9 +31,14 @@ export interface OriginDeps {
 
 export type Authenticate = (request: FastifyRequest) => Promise<Principal>;
 
+/** Where an origin reports that its token keys (JWKS, discovery) could not be fetched. */
+type KeySourceLog = { warn(obj: object, msg: string): void };
+const keySourceError = (log: () => KeySourceLog | undefined) => (err: unknown) =>
+  log()?.warn({ err }, 'token keys could not be fetched (JWKS or OIDC discovery); callers get 401');
+
 /** Partner access tokens: no header -> anonymous (demo rules apply); a bad token -> 401. */
-function partnerAuthenticator(deps: OriginDeps, audience: string): Authenticate {
-  const verifier = createPartnerTokenVerifier(deps.partnerAuth, audience);
+function partnerAuthenticator(deps: OriginDeps, audience: string, log: () => KeySourceLog | undefined): Authenticate {
+  const verifier = createPartnerTokenVerifier(deps.partnerAuth, audience, { onKeySourceError: keySourceError(log) });
   return async (request) => {
     const token = bearerToken(request.headers.authorization);
     return token === undefined ? { kind: 'anonymous' } : verifier.verify(token);
@@ -41,8 +46,8 @@ function partnerAuthenticator(deps: OriginDeps, audience: string): Authenticate 
 }
 
 /** OIDC ID tokens (search): the verifier applies the production/non-production rules. */
-function oidcAuthenticator(deps: OriginDeps): Authenticate {
-  const verifier = createOidcTokenVerifier(deps.config.oidc, deps.config.env);
+function oidcAuthenticator(deps: OriginDeps, log: () => KeySourceLog | undefined): Authenticate {
+  const verifier = createOidcTokenVerifier(deps.config.oidc, deps.config.env, { onKeySourceError: keySourceError(log) });
   return async (request) => verifier.verify(bearerToken(request.headers.authorization));
 }
 
@@ -67,9 +72,10 @@ const contextFor = (authenticate: Authenticate) => async (request: FastifyReques
 
 export async function buildAnalysisOrigin(deps: OriginDeps): Promise<FastifyInstance> {
   const analysis = new AnalysisService(deps.db, deps.config.demo.symbol);
-  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis);
+  let app: FastifyInstance | undefined;
+  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis, () => app?.log);
   const subgraph = await buildAnalysisSubgraph(analysis);
-  return createOrigin({
+  app = await createOrigin({
     ...shell(
       deps,
       'analysis',
@@ -79,24 +85,28 @@ export async function buildAnalysisOrigin(deps: OriginDeps): Promise<FastifyInst
     ),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
   });
+  return app;
 }
 
 export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyInstance> {
   const allocation = new AllocationService();
-  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.allocation);
+  let app: FastifyInstance | undefined;
+  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.allocation, () => app?.log);
   const subgraph = await buildAllocationSubgraph(allocation);
-  return createOrigin({
+  app = await createOrigin({
     // spec: allocation /health -> status; 503 unavailable.
     ...shell(deps, 'allocation', { failWhenDbDown: true, body: () => ({}) }),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
   });
+  return app;
 }
 
 export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstance> {
   const search = new SearchService();
-  const authenticate = oidcAuthenticator(deps);
+  let app: FastifyInstance | undefined;
+  const authenticate = oidcAuthenticator(deps, () => app?.log);
   const subgraph = await buildSearchSubgraph(search);
-  const app = await createOrigin({
+  app = await createOrigin({
     // spec: search /health is a liveness probe -> always 200 with status ("degraded" without a database).
     ...shell(deps, 'search', { failWhenDbDown: false, body: () => ({}) }),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate) },

@@ -28,7 +28,17 @@ export interface Db extends Queryable {
 }
 
 const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082, TIMESTAMPTZ: 1184, TIMESTAMP: 1114 } as const;
-const toIso = (text: string): string => new Date(text.includes('T') || /[+-]\d\d$/.test(text) ? text : `${text}Z`).toISOString();
+/**
+ * PostgreSQL's text form of a timestamp ('2024-01-02 08:34:05.678+05:30', '... -03', or no zone
+ * for `timestamp`) as an ISO 8601 instant; 'infinity' and other non-instants stay as they are.
+ */
+export function toIso(text: string): string {
+  const zone = /([+-]\d\d)(?::?(\d\d))?(?::?\d\d)?$/.exec(text);
+  const local = zone ? text.slice(0, zone.index) : text;
+  const offset = zone ? `${zone[1]}:${zone[2] ?? '00'}` : 'Z';
+  const date = new Date(`${local.replace(' ', 'T')}${offset}`);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
 
 const textParsers: Record<number, (text: string) => unknown> = {
   [OID.INT8]: (t) => Number(t),

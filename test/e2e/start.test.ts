@@ -14,8 +14,10 @@ import { request } from '../helpers/http.js';
 
 const START = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-'));
+// The child gets this process's environment minus any store settings of the surrounding run.
+const { DATABASE_URL: _db, TEST_DATABASE_URL: _testDb, ...inherited } = process.env;
 const env = {
-  ...process.env,
+  ...inherited,
   APP_ENV: 'development',
   DATA_DIR: dataDir,
   ANALYSIS_PORT: '0',

@@ -54,6 +54,14 @@ describe.each(BACKENDS)('store on %s', (backend) => {
     expect(row).toEqual({ d: '2024-02-29', big: 9007199254740991, ts: '2024-01-02T03:04:05.678Z', num: 12.5 });
   });
 
+  it.each(['Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham'])('reads timestamps right whatever the session time zone (%s)', async (zone) => {
+    const [row] = await t.db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL TIME ZONE '${zone}'`);
+      return tx.query<{ ts: unknown; inf: unknown }>("SELECT TIMESTAMPTZ '2024-01-02T03:04:05.678Z' AS ts, 'infinity'::timestamptz AS inf");
+    });
+    expect(row).toEqual({ ts: '2024-01-02T03:04:05.678Z', inf: 'infinity' });
+  });
+
   it('commits a transaction as a whole and rolls back on error (no partial writes)', async () => {
     await store.upsertSecurities(t.db, [ACME]);
     await expect(
