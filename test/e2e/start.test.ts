@@ -148,6 +148,15 @@ it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded mar
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Resolves with the promise, or fails after ms with what the child printed (a hang explains itself). */
+function within<T>(promise: Promise<T>, ms: number, step: string, output: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: nothing after ${ms} ms; child output:\n${output()}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 it('Ctrl-C while a large response is being read: the response arrives in full, then the process exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-drain-'));
   // Ten years of bars: a response of several MB, more than loopback socket buffers take.
@@ -157,28 +166,32 @@ it('Ctrl-C while a large response is being read: the response arrives in full, t
   const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
   const query = '{ securities(first: 500) { nodes { symbol bars(first: 2000) { nodes { date open high low close volume } } } } }';
   let resume = () => {};
+  let headersIn: () => void = () => {};
+  const headers = new Promise<void>((resolve) => (headersIn = resolve));
   const done = new Promise<string>((resolve, reject) => {
     const req = http.request(`${running.urls.analysis}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
-      res.pause();
+      res.pause(); // read nothing yet: the server is left writing into full buffers
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve(text));
       res.on('error', reject);
       resume = () => res.resume();
+      headersIn();
     });
     req.on('error', reject);
     req.end(JSON.stringify({ query }));
   });
-  await new Promise((r) => setTimeout(r, 1500));
+  // The body is complete on the server and being written when the signal arrives.
+  await within(headers, 30_000, 'response headers', running.output);
   running.child.kill('SIGINT');
   await new Promise((r) => setTimeout(r, 300));
   resume();
-  const text = await done;
+  const text = await within(done, 30_000, 'response body', running.output);
   const body = JSON.parse(text) as { data: { securities: { nodes: Array<{ bars: { nodes: unknown[] } }> } } };
   expect(body.data.securities.nodes).toHaveLength(23);
   expect(body.data.securities.nodes.every((n) => n.bars.nodes.length === 2000)).toBe(true);
   expect(text.length).toBeGreaterThan(5_000_000);
-  expect(await running.exit).toBe(0);
+  expect(await within(running.exit, 20_000, 'exit after the drain', running.output)).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
