@@ -1,16 +1,21 @@
 /**
- * `npm run schema:check`  - fails on SDL drift, composition errors or unrecorded breaking changes.
- * `npm run schema:update` - rewrites schema/*.graphql from code; refuses while a breaking change is
- *                           not recorded (with reason and approver) in schema/breaking-changes.json.
+ * `npm run schema:check`   - fails on SDL drift, composition errors, or breaking changes against the
+ *                            published schema that are not recorded in schema/breaking-changes.json.
+ * `npm run schema:update`  - rewrites schema/*.graphql from code; refuses while a breaking change is
+ *                            not recorded (with reason and approver).
+ * `npm run schema:publish` - after a release: the working files become the published baseline
+ *                            (schema/published/) and the allowlist entries they satisfy are cleared.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
-import { checkSchemas, SUBGRAPH_NAMES, type AllowedChange, type CheckInput } from './registry.js';
+import { checkSchemas, SUBGRAPH_NAMES, type AllowedChange, type SchemaFiles } from './registry.js';
 import { codeSdls } from './sdl.js';
 
 const dir = path.join(PROJECT_ROOT, 'schema');
 const file = (name: string) => path.join(dir, `${name}.graphql`);
+const publishedFile = (name: string) => path.join(dir, 'published', `${name}.graphql`);
+const ALL_FILES = [...SUBGRAPH_NAMES, 'supergraph'] as const;
 const read = (p: string) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined);
 
 function readAllowlist(): AllowedChange[] {
@@ -20,10 +25,16 @@ function readAllowlist(): AllowedChange[] {
 
 async function main(): Promise<number> {
   const update = process.argv.includes('--update');
+  const publish = process.argv.includes('--publish');
   const code = await codeSdls();
-  const committed: CheckInput['committed'] = { supergraph: read(file('supergraph')) };
-  for (const name of SUBGRAPH_NAMES) committed[name] = read(file(name));
-  const result = checkSchemas({ code, committed, allowlist: readAllowlist() });
+  const committed: SchemaFiles = {};
+  const published: SchemaFiles = {};
+  for (const name of ALL_FILES) {
+    committed[name] = read(file(name));
+    published[name] = read(publishedFile(name));
+  }
+  const hasPublished = ALL_FILES.some((name) => published[name] !== undefined);
+  const result = checkSchemas({ code, committed, published: hasPublished ? published : undefined, allowlist: readAllowlist() });
 
   for (const c of result.dangerous) console.warn(`warning: dangerous change (${c.schema}) ${c.type}: ${c.description}`);
   if (update) {
@@ -42,7 +53,16 @@ async function main(): Promise<number> {
     for (const p of result.problems) console.error(`schema:check: ${p}`);
     return 1;
   }
-  console.log(`schema:check: ${SUBGRAPH_NAMES.length} subgraphs match the committed SDL, compose, and break no client (${result.breaking.length} recorded breaking changes)`);
+  if (publish) {
+    fs.mkdirSync(path.join(dir, 'published'), { recursive: true });
+    for (const name of ALL_FILES) fs.copyFileSync(file(name), publishedFile(name));
+    fs.writeFileSync(path.join(dir, 'breaking-changes.json'), `${JSON.stringify({ allowed: [] }, null, 2)}\n`);
+    console.log('schema:publish: schema/published/ now holds the current schema; the allowlist is cleared (its entries stay in git history)');
+    return 0;
+  }
+  console.log(
+    `schema:check: ${SUBGRAPH_NAMES.length} subgraphs match the committed SDL, compose, and break no client of the ${hasPublished ? 'published' : 'committed'} schema (${result.breaking.length} recorded breaking changes)`,
+  );
   return 0;
 }
 

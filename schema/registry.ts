@@ -2,9 +2,11 @@
  * Schema-registry checks, as a registry would run them before a deploy:
  *  1. drift: each subgraph's SDL from code must equal its committed file (schema/<name>.graphql);
  *  2. composition: the three subgraphs must compose into a supergraph (@apollo/composition);
- *  3. compatibility: neither a subgraph nor the composed API schema may break clients of the committed
- *     one (graphql's findBreakingChanges) unless the change is recorded in schema/breaking-changes.json
- *     with a reason and an approver (the reviewed allowlist).
+ *  3. compatibility: neither a subgraph nor the composed API schema may break clients of the
+ *     *published* schema (schema/published/: what clients were last promised; graphql's
+ *     findBreakingChanges) unless the change is recorded in schema/breaking-changes.json with a
+ *     reason and an approver (the reviewed allowlist). The working files follow the code; the
+ *     published ones move only with `schema:publish`, so a recorded break stays visible until then.
  * Pure: strings in, a verdict out. schema/check.ts does the file I/O.
  */
 import { composeServices } from '@apollo/composition';
@@ -41,9 +43,14 @@ export interface SchemaChange {
   description: string;
 }
 
+export type SchemaFiles = Partial<SubgraphSdls> & { supergraph?: string };
+
 export interface CheckInput {
   code: SubgraphSdls;
-  committed: Partial<SubgraphSdls> & { supergraph?: string };
+  /** The working files, schema/<name>.graphql: must equal the code. */
+  committed: SchemaFiles;
+  /** The published baseline, schema/published/<name>.graphql; the committed files when absent. */
+  published?: SchemaFiles;
   allowlist: AllowedChange[];
 }
 
@@ -81,8 +88,8 @@ function diff(schema: string, before: GraphQLSchema, after: GraphQLSchema) {
   };
 }
 
-/** Breaking and dangerous changes of code against the committed schemas (whatever is committed). */
-export function compatibility(input: Omit<CheckInput, 'allowlist'>, api?: GraphQLSchema): { breaking: SchemaChange[]; dangerous: SchemaChange[]; problems: string[] } {
+/** Breaking and dangerous changes of the code against a baseline (the published schema). */
+export function compatibility(input: { code: SubgraphSdls; baseline: SchemaFiles }, api?: GraphQLSchema): { breaking: SchemaChange[]; dangerous: SchemaChange[]; problems: string[] } {
   const breaking: SchemaChange[] = [];
   const dangerous: SchemaChange[] = [];
   const problems: string[] = [];
@@ -91,19 +98,19 @@ export function compatibility(input: Omit<CheckInput, 'allowlist'>, api?: GraphQ
     dangerous.push(...d.dangerous);
   };
   for (const name of SUBGRAPH_NAMES) {
-    const committed = input.committed[name];
-    if (!committed) continue;
+    const before = input.baseline[name];
+    if (!before) continue;
     try {
-      add(diff(name, subgraphSchema(committed), subgraphSchema(input.code[name])));
+      add(diff(name, subgraphSchema(before), subgraphSchema(input.code[name])));
     } catch (err) {
-      problems.push(`${name}: cannot build the committed subgraph schema: ${(err as Error).message}`);
+      problems.push(`${name}: cannot build the baseline subgraph schema: ${(err as Error).message}`);
     }
   }
-  if (api && input.committed.supergraph) {
+  if (api && input.baseline.supergraph) {
     try {
-      add(diff('supergraph', apiSchemaOfSupergraph(input.committed.supergraph), api));
+      add(diff('supergraph', apiSchemaOfSupergraph(input.baseline.supergraph), api));
     } catch (err) {
-      problems.push(`supergraph: cannot build the committed supergraph: ${(err as Error).message}`);
+      problems.push(`supergraph: cannot build the baseline supergraph: ${(err as Error).message}`);
     }
   }
   return { breaking, dangerous, problems };
@@ -137,7 +144,7 @@ export function checkSchemas(input: CheckInput): CheckResult {
     }
   }
 
-  const compat = compatibility(input, composed.api);
+  const compat = compatibility({ code: input.code, baseline: input.published ?? input.committed }, composed.api);
   problems.push(...compat.problems);
   const unallowed = compat.breaking.filter((c) => !isAllowed(c, input.allowlist));
   for (const c of unallowed) problems.push(`breaking change (${c.schema}) ${c.type}: ${c.description}`);

@@ -5,17 +5,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
-import { checkSchemas, SUBGRAPH_NAMES, type AllowedChange, type CheckInput, type SubgraphSdls } from '../../schema/registry.js';
+import { checkSchemas, compose, SUBGRAPH_NAMES, type AllowedChange, type CheckInput, type SchemaFiles, type SubgraphSdls } from '../../schema/registry.js';
 import { codeSdls } from '../../schema/sdl.js';
 
 const read = (name: string) => fs.readFileSync(path.join(PROJECT_ROOT, 'schema', `${name}.graphql`), 'utf8');
+const readPublished = (name: string) => fs.readFileSync(path.join(PROJECT_ROOT, 'schema', 'published', `${name}.graphql`), 'utf8');
 
 let code: SubgraphSdls;
 let committed: CheckInput['committed'];
+let published: SchemaFiles;
 beforeAll(async () => {
   code = await codeSdls();
   committed = { supergraph: read('supergraph') };
-  for (const name of SUBGRAPH_NAMES) committed[name] = read(name);
+  published = { supergraph: readPublished('supergraph') };
+  for (const name of SUBGRAPH_NAMES) {
+    committed[name] = read(name);
+    published[name] = readPublished(name);
+  }
 });
 
 const allow = (change: Omit<AllowedChange, 'reason' | 'approved_by'>, reason = 'clients migrated', approved_by = 'api-review'): AllowedChange => ({
@@ -24,8 +30,9 @@ const allow = (change: Omit<AllowedChange, 'reason' | 'approved_by'>, reason = '
   approved_by,
 });
 
-it('the committed schema files match the code, compose and break nothing', () => {
-  const result = checkSchemas({ code, committed, allowlist: [] });
+it('the committed schema files match the code, compose and break nothing that was published', () => {
+  const allowlist = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'schema', 'breaking-changes.json'), 'utf8')).allowed as AllowedChange[];
+  const result = checkSchemas({ code, committed, published, allowlist });
   expect(result.problems).toEqual([]);
   expect(result.ok).toBe(true);
   expect(result.supergraphSdl?.trim()).toBe(committed.supergraph?.trim());
@@ -106,5 +113,33 @@ describe('breaking changes against the committed supergraph', () => {
     const added = { ...code, search: code.search.replace('type Query {', 'type Query {\n  searchVersion: String') };
     const result = checkSchemas({ code: added, committed, allowlist: [] });
     expect(result.breaking).toEqual([]);
+  });
+});
+
+describe('the published baseline', () => {
+  // The working files were updated with the break (schema:update ran), so there is no drift left.
+  const afterUpdate = () => {
+    const changed = { ...code, analysis: code.analysis.replace(/\n\s*"""GICS sub-industry"""\n\s*subIndustry: String\n/, '\n') };
+    const working: SchemaFiles = { ...changed, supergraph: compose(changed).supergraphSdl };
+    return { changed, working };
+  };
+
+  it('keeps a break visible after schema:update: deleting its allowlist entry fails the check', () => {
+    const { changed, working } = afterUpdate();
+    const result = checkSchemas({ code: changed, committed: working, published, allowlist: [] });
+    expect(result.problems.filter((p) => p.includes('differs from'))).toEqual([]);
+    expect(result.ok).toBe(false);
+    expect(result.unallowed).toContainEqual({ schema: 'supergraph', type: 'FIELD_REMOVED', description: 'Security.subIndustry was removed.' });
+  });
+
+  it('passes once the break is recorded, until the next publish makes it the baseline', () => {
+    const { changed, working } = afterUpdate();
+    const allowlist = [
+      allow({ schema: 'supergraph', type: 'FIELD_REMOVED', description: 'Security.subIndustry was removed.' }),
+      allow({ schema: 'analysis', type: 'FIELD_REMOVED', description: 'Security.subIndustry was removed.' }),
+    ];
+    expect(checkSchemas({ code: changed, committed: working, published, allowlist }).ok).toBe(true);
+    // After schema:publish the working files are the baseline and need no allowlist.
+    expect(checkSchemas({ code: changed, committed: working, published: working, allowlist: [] }).ok).toBe(true);
   });
 });
