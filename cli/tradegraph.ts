@@ -85,8 +85,8 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
   const [command, ...rest] = argv;
   switch (command) {
     case 'migrate': {
-      const result = await withDb(config, async () => undefined).then(() => 'ok');
-      console.log(`Migrations applied (${result}); schema version ${ALL_MIGRATIONS[ALL_MIGRATIONS.length - 1].version}.`);
+      await withDb(config, async () => undefined); // withDb applies pending migrations
+      console.log(`Migrations applied; schema version ${ALL_MIGRATIONS[ALL_MIGRATIONS.length - 1].version}.`);
       return 0;
     }
     case 'import': {

@@ -57,6 +57,8 @@ export interface CheckInput {
 export interface CheckResult {
   ok: boolean;
   problems: string[];
+  /** The problems that are only drift between code and the working files (schema:update fixes them). */
+  drift: string[];
   /** The supergraph composed from code (undefined when composition failed). */
   supergraphSdl?: string;
   breaking: SchemaChange[];
@@ -123,12 +125,13 @@ export function isAllowed(change: SchemaChange, allowlist: readonly AllowedChang
 }
 
 export function checkSchemas(input: CheckInput): CheckResult {
+  const drift: string[] = [];
   const problems: string[] = [];
   for (const name of SUBGRAPH_NAMES) {
     const committed = input.committed[name];
-    if (committed === undefined) problems.push(`schema/${name}.graphql is missing: run npm run schema:update`);
+    if (committed === undefined) drift.push(`schema/${name}.graphql is missing: run npm run schema:update`);
     else if (normalise(committed) !== normalise(input.code[name])) {
-      problems.push(`schema/${name}.graphql differs from the ${name} subgraph's SDL in code: run npm run schema:update and commit the result`);
+      drift.push(`schema/${name}.graphql differs from the ${name} subgraph's SDL in code: run npm run schema:update and commit the result`);
     }
   }
   for (const entry of input.allowlist) {
@@ -138,9 +141,9 @@ export function checkSchemas(input: CheckInput): CheckResult {
   const composed = compose(input.code);
   for (const e of composed.errors) problems.push(`composition: ${e}`);
   if (composed.supergraphSdl) {
-    if (input.committed.supergraph === undefined) problems.push('schema/supergraph.graphql is missing: run npm run schema:update');
+    if (input.committed.supergraph === undefined) drift.push('schema/supergraph.graphql is missing: run npm run schema:update');
     else if (normalise(input.committed.supergraph) !== normalise(composed.supergraphSdl)) {
-      problems.push('schema/supergraph.graphql differs from the composition of the code: run npm run schema:update and commit the result');
+      drift.push('schema/supergraph.graphql differs from the composition of the code: run npm run schema:update and commit the result');
     }
   }
 
@@ -150,8 +153,9 @@ export function checkSchemas(input: CheckInput): CheckResult {
   for (const c of unallowed) problems.push(`breaking change (${c.schema}) ${c.type}: ${c.description}`);
 
   return {
-    ok: problems.length === 0,
-    problems,
+    ok: drift.length === 0 && problems.length === 0,
+    problems: [...drift, ...problems],
+    drift,
     supergraphSdl: composed.supergraphSdl,
     breaking: compat.breaking,
     unallowed,

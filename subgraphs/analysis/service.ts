@@ -5,7 +5,7 @@
  */
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
+import { requirePartner, type Principal } from '../platform/principal.js';
 import { pageSize, parseIsoDate } from '../platform/validation.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
@@ -44,7 +44,7 @@ export class AnalysisService {
   /** A security's profile; null when unknown. Anonymous callers: the demo symbol only. */
   async getSecurity(principal: Principal, rawSymbol: string): Promise<SecurityRecord | null> {
     const symbol = this.symbol(rawSymbol);
-    if (!isPartner(principal) && symbol !== this.demoSymbol) requirePartner(principal, `security ${symbol}`);
+    if (symbol !== this.demoSymbol) requirePartner(principal, `security ${symbol}`);
     return store.findSecurity(this.db, symbol);
   }
 

@@ -105,12 +105,12 @@ export async function listSecurities(
   db: Queryable,
   options: { sector?: string; after?: string; limit: number },
 ): Promise<{ items: SecurityRecord[]; total: number }> {
-  const where = ['($1::text IS NULL OR sector = $1)'];
+  const inSector = '($1::text IS NULL OR sector = $1)';
   const items = await db.query<SecurityRow>(
-    `SELECT * FROM securities WHERE ${where[0]} AND ($2::text IS NULL OR symbol > $2) ORDER BY symbol LIMIT $3`,
+    `SELECT * FROM securities WHERE ${inSector} AND ($2::text IS NULL OR symbol > $2) ORDER BY symbol LIMIT $3`,
     [options.sector ?? null, options.after ?? null, options.limit],
   );
-  const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM securities WHERE ${where[0]}`, [options.sector ?? null]);
+  const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM securities WHERE ${inSector}`, [options.sector ?? null]);
   return { items: items.map(toSecurity), total: count.n };
 }
 

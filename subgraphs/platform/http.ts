@@ -33,7 +33,7 @@ export interface GraphqlMount<Ctx extends BaseContext> {
   /** A subgraph schema, or (gateway origin) the federated gateway. */
   schema?: GraphQLSchema;
   gateway?: GatewayInterface;
-  /** Builds the per-request context; throw AppError (e.g. 401) to refuse the whole request. */
+  /** Builds the per-request context (callers are identified lazily, when a field needs them). */
   context(request: FastifyRequest): Promise<Ctx>;
 }
 
@@ -52,10 +52,18 @@ export interface OriginOptions<Ctx extends BaseContext> {
   graphql?: GraphqlMount<Ctx>;
 }
 
-/** Status and body of a non-2xx response, from whatever was thrown. */
-export function toHttpError(err: unknown): AppError {
+/** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
+function knownError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (isConnectionError(err)) return unavailable();
+  if (err instanceof GraphQLError && err.originalError) return knownError(err.originalError);
+  return null;
+}
+
+/** Status and body of a non-2xx response, from whatever was thrown. */
+export function toHttpError(err: unknown): AppError {
+  const known = knownError(err);
+  if (known) return known;
   const fe = err as Partial<FastifyError> & { statusCode?: number };
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -107,7 +115,7 @@ const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
  */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
-  const http = toHttpErrorOrNull(original);
+  const http = knownError(original);
   if (http) {
     return {
       message: http.message,
@@ -156,13 +164,6 @@ function requestErrorsPlugin(log: FastifyBaseLogger): ApolloServerPlugin<BaseCon
       };
     },
   };
-}
-
-function toHttpErrorOrNull(err: unknown): AppError | null {
-  if (err instanceof AppError) return err;
-  if (isConnectionError(err)) return unavailable();
-  if (err instanceof GraphQLError && err.originalError) return toHttpErrorOrNull(err.originalError);
-  return null;
 }
 
 /** Longest time a request may take to arrive in full. */
@@ -262,19 +263,6 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   return app;
 }
 
-/** A refused context (bad token, auth not configured) answers with the AppError's own HTTP status. */
-async function contextOrHttpError<Ctx extends BaseContext>(mount: GraphqlMount<Ctx>, request: FastifyRequest): Promise<Ctx> {
-  try {
-    return await mount.context(request);
-  } catch (err) {
-    const appError = toHttpError(err);
-    throw new GraphQLError(appError.message, {
-      originalError: appError,
-      extensions: { code: appError.code, http: { status: appError.status } },
-    });
-  }
-}
-
 async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv): Promise<void> {
   const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
   if (!executor) throw new Error('A GraphQL mount needs a schema or a gateway');
@@ -303,7 +291,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
       const url = new URL(request.url, 'http://localhost');
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method.toUpperCase(), headers, search: url.search, body: request.body },
-        context: () => contextOrHttpError(mount, request),
+        context: () => mount.context(request),
       });
       for (const [key, value] of response.headers) void reply.header(key, value);
       reply.code(response.status ?? 200);
