@@ -1,0 +1,372 @@
+/**
+ * Technical indicators on typed arrays, following TA-Lib's definitions (the field's reference).
+ *
+ * Conventions shared by every function here:
+ * - The output is as long as the input and aligned index by index: output[i] belongs to bar i and uses
+ *   inputs [0..i] only, never later bars.
+ * - Bars before the first computable value (TA-Lib's "lookback") hold NaN. A series shorter than that
+ *   lookback gives an all-NaN output.
+ * - Periods are positive integers; any other period gives an all-NaN output. TA-Lib itself refuses
+ *   period 1 for SMA, EMA, RSI, STDDEV, BBANDS and MACD's fast/slow EMAs; here period 1 follows the same
+ *   formulas (SMA and EMA return the input, STDDEV returns 0, RSI is 100 after a rise and 0 after a fall
+ *   or no change).
+ * - Inputs are finite numbers. As in TA-Lib, a NaN in the input propagates into the running sums and
+ *   smoothed averages that follow it.
+ * - The arithmetic of SMA, EMA, RSI, TRANGE, ATR and MACD is done in the same order as TA-Lib's C code,
+ *   so on the same input they agree with it bit for bit (as checked on the TA-Lib fixture in
+ *   test/fixtures/talib). STDDEV (and Bollinger Bands)
+ *   use a cancellation-free rolling variance instead of TA-Lib's E[x^2] - E[x]^2 (same definition,
+ *   smaller rounding error: TA-Lib's version can report a small non-zero deviation for a run of equal
+ *   prices, this one reports exactly 0).
+ * - Where TA-Lib treats a quantity as zero, so does this code: TA-Lib's TA_IS_ZERO uses an absolute
+ *   threshold of 1e-14 (exported here as TA_EPSILON). RSI is 0 when average gain + average loss is
+ *   below it, and STDDEV is 0 when the variance is below it. Being absolute, the threshold matters for
+ *   prices far below a cent, and for RSI after a long run of unchanged closes: Wilder's averages then
+ *   shrink geometrically, the RSI keeps its last value, and drops to 0 once their sum passes under 1e-14
+ *   (for period 14 and moves of about 1, after some 430 unchanged bars).
+ *
+ * Indicators (bar i, period p):
+ * - SMA: mean of the last p values; first value at p - 1.
+ * - EMA: k = 2 / (p + 1); seeded with the SMA of the first p values at index p - 1, then
+ *   ema[i] = ema[i-1] + k * (x[i] - ema[i-1]).
+ * - RSI (Wilder): changes d[i] = x[i] - x[i-1]; gains are the positive changes, losses the negated
+ *   negative ones. The first average gain/loss is the simple mean of the first p changes (d[1..p]) and
+ *   gives the first RSI at index p; after that avg = (avg_prev * (p - 1) + today) / p.
+ *   RSI = 100 * avgGain / (avgGain + avgLoss), and 0 when both averages are (TA-Lib-)zero.
+ * - True range (TRANGE): max(high - low, |close[i-1] - high|, |close[i-1] - low|) from index 1 (bar 0
+ *   has no previous close, so it is NaN as in TA-Lib).
+ * - ATR (Wilder): first value at index p = mean of TR[1..p]; then atr = (atr_prev * (p - 1) + TR) / p.
+ * - STDDEV: population standard deviation (divide by p) of the last p values, times `deviations`;
+ *   first value at p - 1.
+ * - Bollinger Bands (TA-Lib BBANDS with an SMA middle band): middle = SMA(p), upper/lower =
+ *   middle +/- deviations * STDDEV(p). Bandwidth = (upper - lower) / middle is not a TA-Lib output; it is
+ *   NaN when the middle band is 0.
+ * - MACD (TA-Lib MACD, including its seeding): the slow EMA is seeded as usual with the SMA of the first
+ *   `slow` closes (value at index slow - 1); the fast EMA is seeded at that same index, with the SMA of
+ *   the `fast` closes ending there (so it does not start at fast - 1 as a stand-alone EMA would).
+ *   macd = fastEMA - slowEMA from index slow - 1; signal = EMA(signal period) of the macd line, seeded with
+ *   the mean of its first `signal` values; histogram = macd - signal. TA-Lib reports all three only from
+ *   the first signal value, index (slow - 1) + (signal - 1) = 33 for 12/26/9, and so does this code. If
+ *   slow < fast, the two are swapped, as TA-Lib does.
+ * - Historical volatility (not a TA-Lib function): daily log returns r[i] = ln(close[i] / close[i-1]);
+ *   the sample standard deviation (divide by p - 1) of the last p returns, annualised by
+ *   sqrt(periodsPerYear), as a fraction (0.25 = 25%). First value at index p (p returns need p + 1
+ *   closes); needs p >= 2 and positive closes.
+ *
+ * All kernels are O(n) per call whatever the period (STDDEV's occasional O(p) re-summation is amortised
+ * to O(1) per bar) and allocate only their output arrays (historical volatility also one scratch array
+ * of log returns).
+ */
+
+/** Math functions bound once: global lookups are slow in hot loops under a vm context (e.g. jest). */
+const { abs, log, sqrt } = Math;
+
+/** TA-Lib's TA_EPSILON: values with an absolute value below it are treated as zero (TA_IS_ZERO). */
+export const TA_EPSILON = 1e-14;
+
+function nanArray(n: number): Float64Array {
+  return new Float64Array(n).fill(NaN);
+}
+
+function isPeriod(period: number): boolean {
+  return Number.isInteger(period) && period >= 1;
+}
+
+function assertSameLength(high: Float64Array, low: Float64Array, close: Float64Array): void {
+  if (high.length !== low.length || low.length !== close.length) {
+    throw new RangeError(`high, low and close must have the same length (got ${high.length}, ${low.length}, ${close.length})`);
+  }
+}
+
+/** Simple moving average (TA-Lib SMA): mean of the last `period` values; first value at `period - 1`. */
+export function sma(values: Float64Array, period: number): Float64Array {
+  const n = values.length;
+  const out = nanArray(n);
+  if (!isPeriod(period) || n < period) return out;
+  // Running sum in TA-Lib's order: add the newest value, divide, then drop the oldest.
+  let sum = 0;
+  for (let i = 0; i < period - 1; i++) sum += values[i];
+  for (let i = period - 1, trailing = 0; i < n; i++, trailing++) {
+    sum += values[i];
+    out[i] = sum / period;
+    sum -= values[trailing];
+  }
+  return out;
+}
+
+/**
+ * Exponential moving average (TA-Lib EMA, default compatibility): k = 2 / (period + 1), seeded with the
+ * SMA of the first `period` values at index `period - 1`, then ema[i] = ema[i-1] + k * (x[i] - ema[i-1]).
+ */
+export function ema(values: Float64Array, period: number): Float64Array {
+  return emaFrom(values, period, 0);
+}
+
+/**
+ * EMA whose seed is the SMA of values[start .. start + period - 1] (TA-Lib's INT_EMA seeding when asked to
+ * start late, as MACD does for its fast EMA); NaN before start + period - 1.
+ */
+function emaFrom(values: Float64Array, period: number, start: number): Float64Array {
+  const n = values.length;
+  const out = nanArray(n);
+  const seedEnd = start + period - 1;
+  if (!isPeriod(period) || !Number.isInteger(start) || start < 0 || seedEnd >= n) return out;
+  const k = 2 / (period + 1);
+  let sum = 0;
+  for (let i = start; i <= seedEnd; i++) sum += values[i];
+  let prev = sum / period;
+  out[seedEnd] = prev;
+  for (let i = seedEnd + 1; i < n; i++) {
+    prev = (values[i] - prev) * k + prev;
+    out[i] = prev;
+  }
+  return out;
+}
+
+export { emaFrom as emaSeededAt };
+
+/** Relative strength index (TA-Lib RSI, Wilder smoothing); first value at index `period`. */
+export function rsi(close: Float64Array, period = 14): Float64Array {
+  const n = close.length;
+  const out = nanArray(n);
+  if (!isPeriod(period) || n <= period) return out;
+  let gain = 0;
+  let loss = 0;
+  for (let i = 1; i <= period; i++) {
+    const change = close[i] - close[i - 1];
+    if (change < 0) loss -= change;
+    else gain += change;
+  }
+  gain /= period;
+  loss /= period;
+  let total = gain + loss;
+  out[period] = total > -TA_EPSILON && total < TA_EPSILON ? 0 : 100 * (gain / total);
+  const keep = period - 1;
+  for (let i = period + 1; i < n; i++) {
+    const change = close[i] - close[i - 1];
+    gain *= keep;
+    loss *= keep;
+    if (change < 0) loss -= change;
+    else gain += change;
+    gain /= period;
+    loss /= period;
+    total = gain + loss;
+    out[i] = total > -TA_EPSILON && total < TA_EPSILON ? 0 : 100 * (gain / total);
+  }
+  return out;
+}
+
+/** True range (TA-Lib TRANGE); index 0 is NaN (no previous close). */
+export function trueRange(high: Float64Array, low: Float64Array, close: Float64Array): Float64Array {
+  assertSameLength(high, low, close);
+  const n = close.length;
+  const out = nanArray(n);
+  for (let i = 1; i < n; i++) out[i] = trueRangeAt(high, low, close, i);
+  return out;
+}
+
+/** TR of bar i >= 1, with TA-Lib's comparisons. */
+function trueRangeAt(high: Float64Array, low: Float64Array, close: Float64Array, i: number): number {
+  const h = high[i];
+  const l = low[i];
+  const prevClose = close[i - 1];
+  let greatest = h - l;
+  const toHigh = abs(prevClose - h);
+  if (toHigh > greatest) greatest = toHigh;
+  const toLow = abs(prevClose - l);
+  if (toLow > greatest) greatest = toLow;
+  return greatest;
+}
+
+/** Average true range (TA-Lib ATR): mean of TR[1..period] at index `period`, then Wilder smoothing. */
+export function atr(high: Float64Array, low: Float64Array, close: Float64Array, period = 14): Float64Array {
+  assertSameLength(high, low, close);
+  const n = close.length;
+  const out = nanArray(n);
+  if (!isPeriod(period) || n <= period) return out;
+  let sum = 0;
+  for (let i = 1; i <= period; i++) sum += trueRangeAt(high, low, close, i);
+  let prev = sum / period;
+  out[period] = prev;
+  const keep = period - 1;
+  for (let i = period + 1; i < n; i++) {
+    prev *= keep;
+    prev += trueRangeAt(high, low, close, i);
+    prev /= period;
+    out[i] = prev;
+  }
+  return out;
+}
+
+/**
+ * When a window's sum of squared deviations falls below this fraction of the largest raw sum of squares
+ * accumulated since the last re-summation, the window is re-summed: the subtraction has then cancelled
+ * enough leading digits that the running sums' rounding could show.
+ */
+const CANCELLATION_RATIO = 1e-3;
+
+/**
+ * Rolling standard deviation of values[i - period + 1 .. i] for every i >= first + period - 1, written to
+ * out[i] as sqrt(M2 / divisor) * multiplier, where M2 is the window's sum of squared deviations from its
+ * mean. A variance below `zeroBelow` is reported as exactly 0.
+ *
+ * Method: running sums S1 = sum(x - a) and S2 = sum((x - a)^2) around an anchor a taken from inside the
+ * window, so M2 = S2 - S1^2 / period never subtracts two numbers of the price's own magnitude. The
+ * window is re-summed from scratch (with a fresh anchor) every `period` bars, which bounds how many
+ * roundings the sums can accumulate, and whenever M2 has become tiny next to the sums (see
+ * CANCELLATION_RATIO). A run of equal values therefore gives exactly 0, and the relative error stays
+ * around 1e-12 whatever the price level.
+ */
+function rollingDeviation(
+  values: Float64Array,
+  first: number,
+  period: number,
+  divisor: number,
+  multiplier: number,
+  zeroBelow: number,
+  out: Float64Array,
+): void {
+  const n = values.length;
+  let anchor = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let peak = 0;
+  let age = period; // forces a full summation for the first window
+  for (let i = first + period - 1; i < n; i++) {
+    let m2 = 0;
+    let resum = age >= period;
+    if (!resum) {
+      const added = values[i] - anchor;
+      const removed = values[i - period] - anchor;
+      s1 += added - removed;
+      s2 += added * added - removed * removed;
+      if (s2 > peak) peak = s2;
+      m2 = s2 - (s1 * s1) / period;
+      age++;
+      resum = m2 < CANCELLATION_RATIO * peak;
+    }
+    if (resum) {
+      const start = i - period + 1;
+      anchor = values[start];
+      s1 = 0;
+      s2 = 0;
+      for (let j = start + 1; j <= i; j++) {
+        const d = values[j] - anchor;
+        s1 += d;
+        s2 += d * d;
+      }
+      peak = s2;
+      age = 0;
+      m2 = s2 - (s1 * s1) / period;
+    }
+    const variance = m2 / divisor;
+    out[i] = variance < zeroBelow ? 0 : sqrt(variance) * multiplier;
+  }
+}
+
+/** Standard deviation (TA-Lib STDDEV, population) of the last `period` values, times `deviations`. */
+export function stddev(values: Float64Array, period: number, deviations = 1): Float64Array {
+  const n = values.length;
+  const out = nanArray(n);
+  if (!isPeriod(period) || n < period) return out;
+  rollingDeviation(values, 0, period, period, deviations, TA_EPSILON, out);
+  return out;
+}
+
+export interface BollingerBands {
+  upper: Float64Array;
+  middle: Float64Array;
+  lower: Float64Array;
+  /** (upper - lower) / middle; not a TA-Lib output. */
+  bandwidth: Float64Array;
+}
+
+/** Bollinger Bands (TA-Lib BBANDS, SMA middle band, same deviations up and down) plus bandwidth. */
+export function bollinger(close: Float64Array, period = 20, deviations = 2): BollingerBands {
+  const n = close.length;
+  const middle = sma(close, period);
+  const upper = nanArray(n);
+  const lower = nanArray(n);
+  const bandwidth = nanArray(n);
+  if (!isPeriod(period) || n < period) return { upper, middle, lower, bandwidth };
+  // The deviation goes into `upper` first, then each band is derived from it.
+  rollingDeviation(close, 0, period, period, 1, TA_EPSILON, upper);
+  for (let i = period - 1; i < n; i++) {
+    const width = upper[i] * deviations;
+    const m = middle[i];
+    const u = m + width;
+    const l = m - width;
+    upper[i] = u;
+    lower[i] = l;
+    bandwidth[i] = m === 0 ? NaN : (u - l) / m;
+  }
+  return { upper, middle, lower, bandwidth };
+}
+
+export interface Macd {
+  macd: Float64Array;
+  signal: Float64Array;
+  histogram: Float64Array;
+}
+
+/** MACD exactly as TA-Lib computes it (see the file comment for the fast EMA's seeding). */
+export function macd(close: Float64Array, fast = 12, slow = 26, signal = 9): Macd {
+  const n = close.length;
+  const line = nanArray(n);
+  const signalLine = nanArray(n);
+  const histogram = nanArray(n);
+  const result = { macd: line, signal: signalLine, histogram };
+  if (!isPeriod(fast) || !isPeriod(slow) || !isPeriod(signal)) return result;
+  if (slow < fast) [fast, slow] = [slow, fast];
+  const macdStart = slow - 1;
+  const firstOut = macdStart + signal - 1;
+  if (n <= firstOut) return result;
+
+  const kSlow = 2 / (slow + 1);
+  const kFast = 2 / (fast + 1);
+  const kSignal = 2 / (signal + 1);
+  let slowSum = 0;
+  for (let i = 0; i <= macdStart; i++) slowSum += close[i];
+  let fastSum = 0;
+  for (let i = slow - fast; i <= macdStart; i++) fastSum += close[i];
+  let slowEma = slowSum / slow;
+  let fastEma = fastSum / fast;
+
+  // The macd line is written from macdStart so the signal seed can be summed from it; the part
+  // before firstOut is reset to NaN below (TA-Lib does not report it).
+  line[macdStart] = fastEma - slowEma;
+  for (let i = macdStart + 1; i < n; i++) {
+    const x = close[i];
+    slowEma = (x - slowEma) * kSlow + slowEma;
+    fastEma = (x - fastEma) * kFast + fastEma;
+    line[i] = fastEma - slowEma;
+  }
+  let signalSum = 0;
+  for (let i = macdStart; i <= firstOut; i++) signalSum += line[i];
+  let sig = signalSum / signal;
+  signalLine[firstOut] = sig;
+  histogram[firstOut] = line[firstOut] - sig;
+  for (let i = firstOut + 1; i < n; i++) {
+    const m = line[i];
+    sig = (m - sig) * kSignal + sig;
+    signalLine[i] = sig;
+    histogram[i] = m - sig;
+  }
+  for (let i = macdStart; i < firstOut; i++) line[i] = NaN;
+  return result;
+}
+
+/**
+ * Historical volatility: sample standard deviation (n - 1) of the last `period` daily log returns,
+ * times sqrt(periodsPerYear); first value at index `period`. Not a TA-Lib function.
+ */
+export function historicalVolatility(close: Float64Array, period: number, periodsPerYear = 252): Float64Array {
+  const n = close.length;
+  const out = nanArray(n);
+  if (!isPeriod(period) || period < 2 || n <= period) return out;
+  const returns = new Float64Array(n);
+  returns[0] = NaN;
+  for (let i = 1; i < n; i++) returns[i] = log(close[i] / close[i - 1]);
+  rollingDeviation(returns, 1, period, period - 1, sqrt(periodsPerYear), 0, out);
+  return out;
+}
