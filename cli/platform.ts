@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../rest-compat/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
+import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
@@ -18,6 +19,7 @@ export interface StartOptions {
   /** Gateway only: a supergraph SDL instead of the committed schema/supergraph.graphql. */
   supergraphSdl?: string;
   onDemoProgress?: Progress;
+  onAnalysisProgress?: PipelineProgress;
 }
 
 export interface RunningPlatform {
@@ -25,6 +27,8 @@ export interface RunningPlatform {
   apps: Partial<Record<Origin, FastifyInstance>>;
   db: Db | undefined;
   demo: DemoLoadReport | null;
+  /** The start-up analysis run, or null when the latest trading day already had snapshots. */
+  analysis: AnalyzeSummary | null;
   /** Stops accepting requests, drains in-flight ones, then closes the store (nothing is lost). */
   close(): Promise<void>;
 }
@@ -36,6 +40,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   let db: Db | undefined = options.db;
   const ownsDb = !options.db;
   let demo: DemoLoadReport | null = null;
+  let analysis: AnalyzeSummary | null = null;
 
   const close = async () => {
     // Gateway first (it calls the subgraphs), then the subgraphs, then the store.
@@ -53,6 +58,12 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
           { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
           options.onDemoProgress,
         );
+      }
+      if (config.analysis.analyzeOnStart && subgraphs.includes('analysis')) {
+        analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
+          workers: config.analysis.workers,
+          onProgress: options.onAnalysisProgress,
+        });
       }
       const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
       for (const subgraph of subgraphs) {
@@ -73,5 +84,5 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
     await close().catch(() => undefined);
     throw err;
   }
-  return { urls, apps, db, demo, close };
+  return { urls, apps, db, demo, analysis, close };
 }

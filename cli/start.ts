@@ -5,6 +5,7 @@
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, type Origin } from '../subgraphs/platform/config.js';
 import { startPlatform, type RunningPlatform } from './platform.js';
+import { formatAnalyzeSummary } from './analyze-report.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -43,7 +44,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 
   let bar: SingleBar | undefined;
+  let analysisBar: SingleBar | undefined;
   platform = await startPlatform(config, origins, {
+    onAnalysisProgress: (phase, done, total) => {
+      if (phase !== 'analyze') return;
+      if (!analysisBar) {
+        console.log(`Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`);
+        analysisBar = new SingleBar({ format: '  analysis [{bar}] {value}/{total} snapshots', etaBuffer: 50 });
+        analysisBar.start(total, 0);
+      }
+      analysisBar.update(done);
+      if (done === total) analysisBar.stop();
+    },
     onDemoProgress: (done, total) => {
       if (!bar) {
         console.log(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`);
@@ -58,6 +70,7 @@ async function main(): Promise<void> {
   if (platform.demo) {
     console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
   }
+  if (platform.analysis) console.log(formatAnalyzeSummary(platform.analysis));
   for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);

@@ -6,6 +6,8 @@
  *   import bars <file|dir>...            long CSV (symbol,date,...), Yahoo or Stooq per-symbol files; .gz ok
  *   generate [--seed N] [--symbols N] [--years N] [--end-date YYYY-MM-DD]
  *                                        store the deterministic synthetic market
+ *   analyze [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N]
+ *                                        store analysis snapshots (default: the latest trading day)
  *   token [--sub ID] [--audience analysis|allocation|AUD] [--ttl 1h]
  *                                        mint a partner access token (development HS256 secret)
  *
@@ -16,6 +18,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { SingleBar } from 'cli-progress';
+import { runAnalysis, type PipelinePhase } from '../subgraphs/analysis/pipeline.js';
+import { formatAnalyzeSummary } from './analyze-report.js';
+import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
 import { mintPartnerToken } from '../subgraphs/platform/auth.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
@@ -26,7 +31,7 @@ import { migrate } from '../subgraphs/platform/migrations.js';
 
 class UsageError extends Error {}
 
-const USAGE = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 14).map((l) => l.replace(/^ \* ?/, '')).join('\n');
+const USAGE = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^ \* ?/, '')).join('\n');
 
 /** Reads CSV files (plain or .gz), expanding directories to their .csv/.txt(.gz) files. */
 export function readCsvFiles(paths: readonly string[]): CsvFile[] {
@@ -74,6 +79,27 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
   }
 }
 
+const dateArg = (value: string, name: string): string => {
+  try {
+    return parseIsoDate(value, name);
+  } catch {
+    throw new UsageError(`--${name} must be a date YYYY-MM-DD`);
+  }
+};
+
+/** One progress bar per pipeline phase (the store phase is reported in the summary). */
+function phaseProgress(): (phase: PipelinePhase, done: number, total: number) => void {
+  const bars = new Map<PipelinePhase, (done: number, total: number) => void>();
+  return (phase, done, total) => {
+    if (phase === 'store') return;
+    if (!bars.has(phase)) {
+      console.log(phase === 'prepare' ? 'Preparing series, stage history and ML samples...' : 'Computing snapshots...');
+      bars.set(phase, progressBar(phase === 'prepare' ? 'symbols' : 'snapshots'));
+    }
+    bars.get(phase)?.(done, total);
+  };
+}
+
 const int = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
   const n = Number(value);
@@ -108,6 +134,16 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       };
       const report = await withDb(config, (db) => loadSyntheticMarket(db, options, progressBar('symbols')));
       console.log(`Stored the synthetic market: ${report.securities} securities, ${report.bars} bars, ${report.firstDate}..${report.lastDate}.`);
+      return 0;
+    }
+    case 'analyze': {
+      const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, workers: { type: 'string' } } });
+      const from = values.from === undefined ? undefined : dateArg(values.from, 'from');
+      const to = values.to === undefined ? undefined : dateArg(values.to, 'to');
+      const workers = int(values.workers, 'workers', config.analysis.workers);
+      if (workers < 0) throw new UsageError('--workers must be 0 (inline) or more');
+      const summary = await withDb(config, (db) => runAnalysis(db, config.marketIndexSymbol, { from, to, workers, onProgress: phaseProgress() }));
+      console.log(formatAnalyzeSummary(summary));
       return 0;
     }
     case 'token': {

@@ -1,5 +1,13 @@
-/** SQL for the analysis domain's market-data tables: securities and daily bars. */
+/**
+ * SQL for the analysis domain's tables: securities and daily bars (market data), the stored analysis
+ * snapshots (one JSON document per symbol per date) and the log of pipeline runs.
+ *
+ * Snapshot reads return the document as raw JSON text (`doc::text`), exactly as PostgreSQL prints the
+ * stored jsonb: the REST read splices that text into its response without parsing it, and only the
+ * readers that need fields (the demo subset, GraphQL) parse it.
+ */
 import type { Queryable } from '../platform/db.js';
+import type { AnalysisDocument } from './engine/document.js';
 import type { AssetType, Bar, BarSeries, DataSource, GicsSector, SecurityRecord } from './engine/market-types.js';
 
 interface SecurityRow extends Record<string, unknown> {
@@ -131,10 +139,233 @@ export async function listBars(
   return { items, total: count.n };
 }
 
+/** Every security in symbol order (the pipeline's universe). */
+export async function listAllSecurities(db: Queryable): Promise<SecurityRecord[]> {
+  const rows = await db.query<SecurityRow>('SELECT * FROM securities ORDER BY symbol');
+  return rows.map(toSecurity);
+}
+
+/** The `days` most recent dates that have bars (any symbol), newest first. */
+export async function recentTradingDates(db: Queryable, days: number): Promise<string[]> {
+  const rows = await db.query<{ date: string }>('SELECT DISTINCT date FROM bars ORDER BY date DESC LIMIT $1', [days]);
+  return rows.map((r) => r.date);
+}
+
 export async function barDateRange(db: Queryable, symbol: string): Promise<{ first: string | null; last: string | null; count: number }> {
   const [row] = await db.query<{ first: string | null; last: string | null; count: number }>(
     'SELECT min(date) AS first, max(date) AS last, count(*)::int AS count FROM bars WHERE symbol = $1',
     [symbol],
   );
   return row;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Analysis snapshots
+// ---------------------------------------------------------------------------------------------------------
+
+/** One snapshot to store (what the pipeline writes). */
+export interface SnapshotRow {
+  symbol: string;
+  /** YYYY-MM-DD */
+  analysisDate: string;
+  /** The document, or its JSON text (e.g. serialised by a worker thread; the database checks it is JSON). */
+  doc: AnalysisDocument | string;
+  /** ISO 8601 instant the pipeline produced the document. */
+  producedAt: string;
+  pipelineVersion: string;
+}
+
+/** One stored snapshot as read back: the document stays JSON text. */
+export interface StoredSnapshot {
+  symbol: string;
+  analysisDate: string;
+  producedAt: string;
+  pipelineVersion: string;
+  /** The stored document as JSON text (PostgreSQL's jsonb output: keys in jsonb order). */
+  docText: string;
+}
+
+interface StoredSnapshotRow {
+  symbol: string;
+  analysis_date: string;
+  produced_at: string;
+  pipeline_version: string;
+  doc: string;
+}
+
+const toStored = (r: StoredSnapshotRow): StoredSnapshot => ({
+  symbol: r.symbol,
+  analysisDate: r.analysis_date,
+  producedAt: r.produced_at,
+  pipelineVersion: r.pipeline_version,
+  docText: r.doc,
+});
+
+const SNAPSHOT_COLUMNS = 'symbol, analysis_date, produced_at, pipeline_version, doc::text AS doc';
+
+/**
+ * Snapshots per INSERT. A document is kilobytes of JSON, so statements are cut by count and by the size
+ * of the JSON they carry, whichever comes first.
+ */
+const SNAPSHOT_CHUNK_ROWS = 200;
+const SNAPSHOT_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Inserts or replaces snapshots (keyed by symbol and date), many rows per statement with one parameter
+ * per value; the JSON text is cast to jsonb by the database. (Documents are not sent as a text[] array:
+ * quoting kilobytes of JSON into an array literal made the embedded store about three times slower.)
+ * Idempotent: writing the same rows again changes nothing. When `rows` holds the same (symbol, date)
+ * twice, the later row wins. Returns the number of snapshots written. Run it inside a transaction
+ * (db.transaction) to make a multi-chunk write all-or-nothing.
+ */
+export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[]): Promise<number> {
+  const latest = new Map<string, SnapshotRow>();
+  for (const row of rows) {
+    const key = `${row.symbol}|${row.analysisDate}`;
+    latest.delete(key); // re-insert so the map keeps the order of the last occurrence
+    latest.set(key, row);
+  }
+  const unique = [...latest.values()];
+  let params: unknown[] = [];
+  let tuples: string[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (tuples.length === 0) return;
+    await db.query(
+      `INSERT INTO analysis_snapshots (symbol, analysis_date, doc, produced_at, pipeline_version)
+       VALUES ${tuples.join(', ')}
+       ON CONFLICT (symbol, analysis_date) DO UPDATE SET doc = EXCLUDED.doc, produced_at = EXCLUDED.produced_at,
+         pipeline_version = EXCLUDED.pipeline_version`,
+      params,
+    );
+    params = [];
+    tuples = [];
+    bytes = 0;
+  };
+  for (const row of unique) {
+    // JSON.stringify writes NaN and Infinity as null; jsonb could not hold them anyway.
+    const text = typeof row.doc === 'string' ? row.doc : JSON.stringify(row.doc);
+    if (tuples.length >= SNAPSHOT_CHUNK_ROWS || (bytes > 0 && bytes + text.length > SNAPSHOT_CHUNK_BYTES)) await flush();
+    const p = params.length;
+    tuples.push(`($${p + 1}, $${p + 2}::date, $${p + 3}::jsonb, $${p + 4}::timestamptz, $${p + 5})`);
+    params.push(row.symbol, row.analysisDate, text, row.producedAt, row.pipelineVersion);
+    bytes += text.length;
+  }
+  await flush();
+  return unique.length;
+}
+
+/** The newest snapshot of a symbol, or null when it has none. */
+export async function latestSnapshot(db: Queryable, symbol: string): Promise<StoredSnapshot | null> {
+  const rows = await db.query<StoredSnapshotRow>(
+    `SELECT ${SNAPSHOT_COLUMNS} FROM analysis_snapshots WHERE symbol = $1 ORDER BY analysis_date DESC LIMIT 1`,
+    [symbol],
+  );
+  return rows.length ? toStored(rows[0]) : null;
+}
+
+/** The newest snapshot of each of `symbols` that has one (one index probe per symbol), in no set order. */
+export async function latestSnapshots(db: Queryable, symbols: readonly string[]): Promise<StoredSnapshot[]> {
+  if (symbols.length === 0) return [];
+  const rows = await db.query<StoredSnapshotRow>(
+    `SELECT s.symbol, s.analysis_date, s.produced_at, s.pipeline_version, s.doc::text AS doc
+     FROM unnest($1::text[]) AS q(symbol)
+     CROSS JOIN LATERAL (
+       SELECT * FROM analysis_snapshots a WHERE a.symbol = q.symbol ORDER BY a.analysis_date DESC LIMIT 1
+     ) s`,
+    [[...new Set(symbols)]],
+  );
+  return rows.map(toStored);
+}
+
+/** The snapshot of a symbol on one calendar date, or null. */
+export async function snapshotOn(db: Queryable, symbol: string, date: string): Promise<StoredSnapshot | null> {
+  const rows = await db.query<StoredSnapshotRow>(
+    `SELECT ${SNAPSHOT_COLUMNS} FROM analysis_snapshots WHERE symbol = $1 AND analysis_date = $2::date`,
+    [symbol, date],
+  );
+  return rows.length ? toStored(rows[0]) : null;
+}
+
+/** Snapshots of one symbol in date order within [from, to], after the cursor date, at most `limit`. */
+export async function listSnapshots(
+  db: Queryable,
+  symbol: string,
+  options: { from?: string; to?: string; after?: string; limit: number },
+): Promise<{ items: StoredSnapshot[]; total: number }> {
+  const params = [symbol, options.from ?? null, options.to ?? null];
+  const range = 'symbol = $1 AND ($2::date IS NULL OR analysis_date >= $2::date) AND ($3::date IS NULL OR analysis_date <= $3::date)';
+  const items = await db.query<StoredSnapshotRow>(
+    `SELECT ${SNAPSHOT_COLUMNS} FROM analysis_snapshots
+     WHERE ${range} AND ($4::date IS NULL OR analysis_date > $4::date) ORDER BY analysis_date LIMIT $5`,
+    [...params, options.after ?? null, options.limit],
+  );
+  const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM analysis_snapshots WHERE ${range}`, params);
+  return { items: items.map(toStored), total: count.n };
+}
+
+/** First and last snapshot dates of a symbol and how many it has (nulls and 0 when none). */
+export async function snapshotDateRange(db: Queryable, symbol: string): Promise<{ first: string | null; last: string | null; count: number }> {
+  const [row] = await db.query<{ first: string | null; last: string | null; count: number }>(
+    'SELECT min(analysis_date) AS first, max(analysis_date) AS last, count(*)::int AS count FROM analysis_snapshots WHERE symbol = $1',
+    [symbol],
+  );
+  return row;
+}
+
+/** Whether any symbol has a snapshot on `date`. */
+export async function hasSnapshotsOn(db: Queryable, date: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM analysis_snapshots WHERE analysis_date = $1::date LIMIT 1', [date]);
+  return rows.length > 0;
+}
+
+/** Every symbol that has snapshots, with its newest snapshot date, in symbol order. */
+export async function snapshotSymbols(db: Queryable): Promise<Array<{ symbol: string; latestDate: string }>> {
+  return db.query<{ symbol: string; latestDate: string }>(
+    'SELECT symbol, max(analysis_date) AS "latestDate" FROM analysis_snapshots GROUP BY symbol ORDER BY symbol',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Pipeline runs
+// ---------------------------------------------------------------------------------------------------------
+
+/** One pipeline run: when, which dates, how much it wrote, and the model and transitions it estimated. */
+export interface AnalysisRunRecord {
+  startedAt: string;
+  finishedAt: string;
+  pipelineVersion: string;
+  /** First and last analysis date written (YYYY-MM-DD). */
+  fromDate: string;
+  toDate: string;
+  symbols: number;
+  snapshots: number;
+  /** Any JSON value (stored as jsonb; undefined is stored as SQL NULL). */
+  model: unknown;
+  transitions: unknown;
+}
+
+export interface StoredAnalysisRun extends AnalysisRunRecord {
+  id: number;
+}
+
+/** JSON text for a jsonb parameter, or null for SQL NULL. */
+const jsonParam = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+
+export async function recordRun(db: Queryable, run: AnalysisRunRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO analysis_runs (started_at, finished_at, pipeline_version, from_date, to_date, symbols, snapshots, model, transitions)
+     VALUES ($1::timestamptz, $2::timestamptz, $3, $4::date, $5::date, $6, $7, $8::jsonb, $9::jsonb)`,
+    [run.startedAt, run.finishedAt, run.pipelineVersion, run.fromDate, run.toDate, run.symbols, run.snapshots, jsonParam(run.model), jsonParam(run.transitions)],
+  );
+}
+
+/** The most recently recorded run, or null when the pipeline never ran on this store. */
+export async function latestRun(db: Queryable): Promise<StoredAnalysisRun | null> {
+  const rows = await db.query<StoredAnalysisRun>(
+    `SELECT id, started_at AS "startedAt", finished_at AS "finishedAt", pipeline_version AS "pipelineVersion",
+       from_date AS "fromDate", to_date AS "toDate", symbols, snapshots, model, transitions
+     FROM analysis_runs ORDER BY id DESC LIMIT 1`,
+  );
+  return rows[0] ?? null;
 }

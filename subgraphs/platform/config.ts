@@ -2,6 +2,7 @@
  * Configuration from environment variables. Every variable is documented in README.md ("Configuration").
  * loadConfig is pure (env in, typed config out) and fails fast with every problem listed.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type AppEnv = 'production' | 'development' | 'test';
@@ -43,6 +44,16 @@ export interface DemoConfig {
   loadOnStart: boolean;
 }
 
+export interface AnalysisConfig {
+  /** Worker threads of the analysis pipeline (0 = inline). */
+  workers: number;
+  /** On start, analyse the last `onStartDays` trading days when the latest one has no snapshots. */
+  analyzeOnStart: boolean;
+  onStartDays: number;
+  /** How long a latest snapshot may be served from memory before it is read again. */
+  cacheTtlMs: number;
+}
+
 export interface Config {
   env: AppEnv;
   host: string;
@@ -54,6 +65,7 @@ export interface Config {
   dbHealthTimeoutMs: number;
   marketIndexSymbol: string;
   demo: DemoConfig;
+  analysis: AnalysisConfig;
   auth: PartnerAuthConfig;
   oidc: OidcConfig;
   gateway: { subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number };
@@ -166,6 +178,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       years: int('DEMO_YEARS', 3, 1, 30),
       endDate: demoEndDate,
       loadOnStart: bool('DEMO_DATA', true),
+    },
+    analysis: {
+      workers: int('ANALYZE_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
+      analyzeOnStart: bool('ANALYZE_ON_START', true),
+      onStartDays: int('ANALYZE_ON_START_DAYS', 60, 1, 5000),
+      cacheTtlMs: int('ANALYSIS_CACHE_TTL_MS', 5000, 0, 3_600_000),
     },
     auth: {
       issuer: str('AUTH_ISSUER', 'tradegraph-dev'),

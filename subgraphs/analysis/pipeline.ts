@@ -1,0 +1,358 @@
+/**
+ * The analysis pipeline: bars in, snapshots out (DESIGN section 3).
+ *
+ *   load universe (bars of every equity + the market index)
+ *   -> pass 1 in parallel: prepare series, count stage transitions, collect ML samples
+ *   -> merge: transition table, walk-forward ML training, market regime per requested date
+ *   -> pass 2 in parallel: one document per symbol per requested date
+ *   -> store: one transaction, idempotent upsert into analysis_snapshots, plus an analysis_runs row
+ *
+ * Parallelism: symbols are dealt round-robin to worker threads (one per core by default). Under a
+ * TypeScript test runner (sources not compiled) the same batches run inline.
+ *
+ * The market index: the security of type INDEX named by MARKET_INDEX_SYMBOL when it has bars (the
+ * synthetic demo market has one); otherwise an equal-weight index of the universe is computed on the
+ * fly: level 1000 on the first day, then each day's mean simple return of the equities that traded on
+ * that day and the previous one.
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { AnalysisBatch, concatSamples, indexOfDate, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
+import type { WorkerRequest } from './analyze-worker.js';
+import { PIPELINE_VERSION, type RegimeDetail, type StageLabel } from './engine/document.js';
+import { sma } from './engine/indicators.js';
+import type { BarSeries, SecurityRecord } from './engine/market-types.js';
+import type { SymbolInput } from './engine/prepared.js';
+import { marketRegime } from './engine/regime.js';
+import { trainSignalModel, type SignalModel } from './engine/signal-model.js';
+import { classifyStages, stagePayload } from './engine/stage.js';
+import { TransitionTable } from './engine/transitions.js';
+import { toWeekly } from './engine/weekly.js';
+import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import * as store from './store.js';
+
+export interface Universe {
+  /** Sorted union of every trading date. */
+  calendar: string[];
+  index: { symbol: string; computed: boolean; bars: BarSeries };
+  equities: Array<{ security: SecurityRecord; bars: BarSeries }>;
+}
+
+export type PipelinePhase = 'prepare' | 'analyze' | 'store';
+export type PipelineProgress = (phase: PipelinePhase, done: number, total: number) => void;
+
+export interface AnalyzeOptions {
+  /** Requested dates (YYYY-MM-DD, inclusive); default: the latest trading day only. */
+  from?: string;
+  to?: string;
+  /** Worker threads; default one per core; 0 runs inline. */
+  workers?: number;
+  producedAt?: string;
+  onProgress?: PipelineProgress;
+}
+
+export interface AnalyzeSummary {
+  fromDate: string;
+  toDate: string;
+  dates: number;
+  symbols: number;
+  snapshots: number;
+  workers: number;
+  index: { symbol: string; computed: boolean };
+  model: { folds: number; oosAccuracy: number | null; oosAuc: number | null; oosSamples: number; trainSamplesLastFold: number } | null;
+  transitions: number;
+  timings: { prepareMs: number; trainMs: number; analyzeMs: number };
+}
+
+export const defaultWorkers = (): number => Math.max(1, os.availableParallelism());
+
+/** Universe from stored securities and bars. */
+export async function loadUniverse(db: Db, indexSymbol: string): Promise<Universe> {
+  const securities = await store.listAllSecurities(db);
+  const rows = await db.query<{ symbol: string; dates: string[]; open: number[]; high: number[]; low: number[]; close: number[]; volume: number[] }>(
+    `SELECT symbol,
+            array_agg(date::text ORDER BY date) AS dates,
+            array_agg(open ORDER BY date) AS open,
+            array_agg(high ORDER BY date) AS high,
+            array_agg(low ORDER BY date) AS low,
+            array_agg(close ORDER BY date) AS close,
+            array_agg(volume::float8 ORDER BY date) AS volume
+       FROM bars GROUP BY symbol ORDER BY symbol`,
+  );
+  const series = new Map<string, BarSeries>();
+  for (const r of rows) {
+    series.set(r.symbol, {
+      symbol: r.symbol,
+      dates: r.dates,
+      open: Float64Array.from(r.open),
+      high: Float64Array.from(r.high),
+      low: Float64Array.from(r.low),
+      close: Float64Array.from(r.close),
+      volume: Float64Array.from(r.volume),
+    });
+  }
+  return buildUniverse(securities, series, indexSymbol);
+}
+
+/** Assembles a universe: equities with bars, and the index (stored, or computed equal-weight). */
+export function buildUniverse(securities: readonly SecurityRecord[], series: ReadonlyMap<string, BarSeries>, indexSymbol: string): Universe {
+  const equities = securities
+    .filter((s) => s.assetType === 'EQUITY' && (series.get(s.symbol)?.dates.length ?? 0) > 0)
+    .map((security) => ({ security, bars: series.get(security.symbol) as BarSeries }));
+  const dateSet = new Set<string>();
+  for (const e of equities) for (const d of e.bars.dates) dateSet.add(d);
+  const calendar = [...dateSet].sort();
+  const stored = securities.find((s) => s.assetType === 'INDEX' && s.symbol === indexSymbol) ?? securities.find((s) => s.assetType === 'INDEX');
+  const storedBars = stored ? series.get(stored.symbol) : undefined;
+  const index = storedBars && storedBars.dates.length > 0
+    ? { symbol: storedBars.symbol, computed: false, bars: storedBars }
+    : { symbol: indexSymbol, computed: true, bars: equalWeightIndex(indexSymbol, calendar, equities.map((e) => e.bars)) };
+  return { calendar, index, equities };
+}
+
+/** Equal-weight index over `calendar` (see the module comment). */
+export function equalWeightIndex(symbol: string, calendar: readonly string[], members: readonly BarSeries[]): BarSeries {
+  const n = calendar.length;
+  const sum = new Float64Array(n);
+  const count = new Float64Array(n);
+  const position = new Map(calendar.map((d, i) => [d, i] as const));
+  for (const s of members) {
+    for (let i = 1; i < s.dates.length; i++) {
+      const t = position.get(s.dates[i]) as number;
+      if (position.get(s.dates[i - 1]) !== t - 1) continue;
+      sum[t] += s.close[i] / s.close[i - 1] - 1;
+      count[t]++;
+    }
+  }
+  const close = new Float64Array(n);
+  let level = 1000;
+  for (let t = 0; t < n; t++) {
+    if (t > 0 && count[t] > 0) level *= 1 + sum[t] / count[t];
+    close[t] = level;
+  }
+  return { symbol, dates: [...calendar], open: close.slice(), high: close.slice(), low: close.slice(), close, volume: new Float64Array(n) };
+}
+
+/** Symbol inputs: each equity with the index aligned to its dates (forward-filled) and its calendar times. */
+export function symbolInputs(u: Universe): SymbolInput[] {
+  const position = new Map(u.calendar.map((d, i) => [d, i] as const));
+  const indexClose = new Map(u.index.bars.dates.map((d, i) => [d, u.index.bars.close[i]] as const));
+  return u.equities.map(({ security, bars }) => {
+    const benchmark = new Float64Array(bars.dates.length);
+    const time = new Int32Array(bars.dates.length);
+    let last = NaN;
+    for (let i = 0; i < bars.dates.length; i++) {
+      const c = indexClose.get(bars.dates[i]);
+      if (c !== undefined) last = c;
+      benchmark[i] = last;
+      time[i] = position.get(bars.dates[i]) as number;
+    }
+    // Before the index's first bar the ratio is undefined; start the line at the first known level.
+    const first = benchmark.findIndex((x) => Number.isFinite(x));
+    if (first > 0) benchmark.fill(benchmark[first], 0, first);
+    return { symbol: security.symbol, sector: security.sector, dataSource: security.dataSource, bars, benchmark: first >= 0 ? benchmark : null, time };
+  });
+}
+
+/** The requested dates: trading days of the calendar in [from, to]; default the latest one. */
+export function requestedDates(calendar: readonly string[], from?: string, to?: string): string[] {
+  if (calendar.length === 0) throw new AppError('VALIDATION_FAILED', 'there are no bars to analyse: import bars or load the demo market first');
+  if (!from && !to) return [calendar[calendar.length - 1]];
+  const lo = from ?? calendar[0];
+  const hi = to ?? calendar[calendar.length - 1];
+  if (lo > hi) throw new AppError('VALIDATION_FAILED', '--from must not be after --to', [{ field: 'from', message: 'after to' }]);
+  const dates = calendar.filter((d) => d >= lo && d <= hi);
+  if (dates.length === 0) {
+    throw new AppError('VALIDATION_FAILED', `no trading days between ${lo} and ${hi} (bars cover ${calendar[0]} to ${calendar[calendar.length - 1]})`);
+  }
+  return dates;
+}
+
+/** Market regime of the index at each requested date. */
+export function regimesFor(u: Universe, dates: readonly string[]): Record<string, RegimeDetail | null> {
+  const b = u.index.bars;
+  const sma200 = sma(b.close, 200);
+  const out: Record<string, RegimeDetail | null> = {};
+  for (const date of dates) {
+    const end = indexOfDate(b.dates, date);
+    if (end < 0) {
+      out[date] = null;
+      continue;
+    }
+    const weekly = toWeekly(b.dates, b.open, b.high, b.low, b.close, b.volume, null, end);
+    const stage = stagePayload(weekly, classifyStages(weekly), weekly.close.length - 1);
+    out[date] = marketRegime({ symbol: u.index.symbol, dates: b.dates, close: b.close, sma200 }, end, (stage?.label as StageLabel | undefined) ?? null);
+  }
+  return out;
+}
+
+/** A batch that lives in a worker thread, or inline. */
+interface BatchRunner {
+  load(inputs: SymbolInput[]): Promise<LoadResult>;
+  analyze(context: AnalyzeContext, onRows: (rows: SnapshotText[]) => void): Promise<number>;
+  close(): Promise<void>;
+}
+
+function inlineRunner(): BatchRunner {
+  const batch = new AnalysisBatch();
+  return {
+    load: async (inputs) => batch.load(inputs),
+    analyze: async (context, onRows) => batch.analyze(context, onRows),
+    close: async () => undefined,
+  };
+}
+
+function workerRunner(url: URL): BatchRunner {
+  const worker = new Worker(url);
+  let pending: { resolve: (v: unknown) => void; reject: (e: Error) => void; onRows?: (rows: SnapshotText[]) => void } | null = null;
+  const fail = (err: Error) => {
+    pending?.reject(err);
+    pending = null;
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`analysis worker exited with code ${code}`)));
+  worker.on('message', (m: { type: string; result?: LoadResult; rows?: SnapshotText[]; count?: number; message?: string }) => {
+    if (!pending) return;
+    if (m.type === 'rows') pending.onRows?.(m.rows ?? []);
+    else if (m.type === 'error') fail(new Error(m.message));
+    else {
+      const p = pending;
+      pending = null;
+      p.resolve(m.type === 'loaded' ? m.result : m.count);
+    }
+  });
+  const send = <T>(request: WorkerRequest, onRows?: (rows: SnapshotText[]) => void) =>
+    new Promise<T>((resolve, reject) => {
+      pending = { resolve: resolve as (v: unknown) => void, reject, onRows };
+      worker.postMessage(request);
+    });
+  return {
+    load: (inputs) => send<LoadResult>({ type: 'load', inputs }),
+    analyze: (context, onRows) => send<number>({ type: 'analyze', context }, onRows),
+    close: async () => {
+      worker.removeAllListeners('exit');
+      await worker.terminate();
+    },
+  };
+}
+
+/** Compiled JavaScript can start workers; TypeScript sources under a test runner run inline. */
+function workerUrl(): URL | null {
+  const url = new URL('./analyze-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.js') ? url : null;
+}
+
+/**
+ * Computes the documents for the requested dates and hands them to `write` in chunks (awaited in
+ * order). Pure computation apart from the worker threads; storage is the caller's.
+ */
+export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, write: (rows: SnapshotText[]) => Promise<void>): Promise<AnalyzeSummary> {
+  const dates = requestedDates(u.calendar, options.from, options.to);
+  const inputs = symbolInputs(u);
+  const url = workerUrl();
+  const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), inputs.length)) : 0;
+  const runners = workerCount > 0 ? Array.from({ length: workerCount }, () => workerRunner(url as URL)) : [inlineRunner()];
+  const progress = options.onProgress;
+  try {
+    const t0 = performance.now();
+    const shares = runners.map((_, k) => inputs.filter((_, i) => i % runners.length === k));
+    let prepared = 0;
+    progress?.('prepare', 0, inputs.length);
+    const loaded = await Promise.all(
+      runners.map(async (r, k) => {
+        const result = await r.load(shares[k]);
+        prepared += shares[k].length;
+        progress?.('prepare', prepared, inputs.length);
+        return result;
+      }),
+    );
+    const t1 = performance.now();
+    const table = new TransitionTable();
+    for (const l of loaded) table.merge(l.transitions);
+    const model: SignalModel | null = trainSignalModel(concatSamples(loaded.map((l) => l.samples)), u.calendar);
+    const context: AnalyzeContext = {
+      dates,
+      producedAt: options.producedAt ?? new Date().toISOString(),
+      model,
+      transitions: table.toJSON(),
+      regimes: regimesFor(u, dates),
+    };
+    const t2 = performance.now();
+    const expected = loaded.reduce((s, l) => s + l.symbols, 0) * dates.length;
+    let done = 0;
+    let writing = Promise.resolve();
+    progress?.('analyze', 0, expected);
+    const counts = await Promise.all(
+      runners.map((r) =>
+        r.analyze(context, (rows) => {
+          done += rows.length;
+          progress?.('analyze', Math.min(done, expected), expected);
+          writing = writing.then(() => write(rows));
+        }),
+      ),
+    );
+    await writing;
+    const t3 = performance.now();
+    const last = model?.folds[model.folds.length - 1];
+    return {
+      fromDate: dates[0],
+      toDate: dates[dates.length - 1],
+      dates: dates.length,
+      symbols: loaded.reduce((s, l) => s + l.symbols, 0),
+      snapshots: counts.reduce((s, c) => s + c, 0),
+      workers: workerCount,
+      index: { symbol: u.index.symbol, computed: u.index.computed },
+      model: model && last ? { folds: model.folds.length, oosAccuracy: model.oos.accuracy, oosAuc: model.oos.auc, oosSamples: model.oos.samples, trainSamplesLastFold: last.trainSamples } : null,
+      transitions: table.totalTransitions,
+      timings: { prepareMs: Math.round(t1 - t0), trainMs: Math.round(t2 - t1), analyzeMs: Math.round(t3 - t2) },
+    };
+  } finally {
+    await Promise.all(runners.map((r) => r.close()));
+  }
+}
+
+/**
+ * The `analyze` command and the start-up step: load, analyse, and store everything in one transaction
+ * (readers see the whole run or none of it), then record the run.
+ */
+export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeOptions): Promise<AnalyzeSummary> {
+  const startedAt = new Date().toISOString();
+  const universe = await loadUniverse(db, indexSymbol);
+  const producedAt = options.producedAt ?? startedAt;
+  let summary: AnalyzeSummary | undefined;
+  await db.transaction(async (tx) => {
+    let stored = 0;
+    summary = await analyzeUniverse(universe, { ...options, producedAt }, async (rows) => {
+      await store.upsertSnapshots(
+        tx,
+        rows.map((r) => ({ symbol: r.symbol, analysisDate: r.analysisDate, doc: r.doc, producedAt, pipelineVersion: PIPELINE_VERSION })),
+      );
+      stored += rows.length;
+      options.onProgress?.('store', stored, stored);
+    });
+    const s = summary;
+    await store.recordRun(tx, {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      pipelineVersion: PIPELINE_VERSION,
+      fromDate: s.fromDate,
+      toDate: s.toDate,
+      symbols: s.symbols,
+      snapshots: s.snapshots,
+      model: s.model,
+      transitions: { total: s.transitions },
+    });
+  });
+  return summary as AnalyzeSummary;
+}
+
+/**
+ * The start-up step: when the latest trading day in the store has no snapshots, analyse the last
+ * `days` trading days (so a fresh demo has history to browse). Returns null when nothing was needed.
+ */
+export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: number, options: Omit<AnalyzeOptions, 'from' | 'to'>): Promise<AnalyzeSummary | null> {
+  const recent = await store.recentTradingDates(db, days);
+  if (recent.length === 0 || (await store.hasSnapshotsOn(db, recent[0]))) return null;
+  return runAnalysis(db, indexSymbol, { ...options, from: recent[recent.length - 1], to: recent[0] });
+}

@@ -1,0 +1,77 @@
+/**
+ * `tradegraph analyze` against a real on-disk PGlite store: it stores one snapshot per symbol per
+ * requested trading day, idempotently, records the run, and rejects bad arguments without writing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { jest } from '@jest/globals';
+import { run } from '../../cli/tradegraph.js';
+import { latestRun, latestSnapshot } from '../../subgraphs/analysis/store.js';
+import { openPglite, type Db } from '../../subgraphs/platform/db.js';
+import { testConfig } from '../helpers/config.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-analyze-'));
+const config = testConfig({ DATA_DIR: dataDir });
+
+let out: string[];
+beforeEach(() => {
+  out = [];
+  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bars
+});
+afterEach(() => jest.restoreAllMocks());
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+async function inStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openPglite(config.dataDir);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const count = () => inStore(async (db) => (await db.query<{ n: number; dates: number }>('SELECT count(*)::int AS n, count(DISTINCT analysis_date)::int AS dates FROM analysis_snapshots'))[0]);
+
+beforeAll(async () => {
+  jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  await run(['generate', '--symbols', '12', '--years', '2', '--end-date', '2026-10-30'], config);
+  jest.restoreAllMocks();
+});
+
+it('analyses the latest trading day by default', async () => {
+  expect(await run(['analyze', '--workers', '0'], config)).toBe(0);
+  expect(await count()).toEqual({ n: 12, dates: 1 });
+  expect(out.join('\n')).toMatch(/Stored 12 snapshots for 12 symbols, 2026-10-30\.\.2026-10-30 \(1 trading day\(s\)\)/);
+  const acme = await inStore((db) => latestSnapshot(db, 'ACME'));
+  expect(acme?.analysisDate).toBe('2026-10-30');
+  expect(JSON.parse(acme?.docText ?? '{}')).toMatchObject({ symbol: 'ACME', analysis_date: '2026-10-30', stage: expect.stringMatching(/^STAGE [1-4]$/) });
+});
+
+it('stores every trading day of --from/--to, and running it again changes nothing but the production time', async () => {
+  expect(await run(['analyze', '--from', '2026-10-19', '--to', '2026-10-30', '--workers', '0'], config)).toBe(0);
+  expect(await count()).toEqual({ n: 12 * 10, dates: 10 });
+  const first = await inStore((db) => latestSnapshot(db, 'ACME'));
+  expect(await run(['analyze', '--from', '2026-10-19', '--to', '2026-10-30', '--workers', '0'], config)).toBe(0);
+  expect(await count()).toEqual({ n: 12 * 10, dates: 10 });
+  const again = await inStore((db) => latestSnapshot(db, 'ACME'));
+  const strip = (text: string | undefined) => {
+    const { analysis_timestamp: _a, timestamp: _t, ...rest } = JSON.parse(text ?? '{}') as Record<string, unknown>;
+    return rest;
+  };
+  expect(strip(again?.docText)).toEqual(strip(first?.docText));
+  const runRecord = await inStore((db) => latestRun(db));
+  expect(runRecord).toMatchObject({ fromDate: '2026-10-19', toDate: '2026-10-30', symbols: 12, snapshots: 120 });
+});
+
+it('rejects bad arguments and empty ranges, writing nothing', async () => {
+  const before = await count();
+  await expect(run(['analyze', '--from', '2026-13-01'], config)).rejects.toThrow(/--from must be a date/);
+  await expect(run(['analyze', '--workers', 'many'], config)).rejects.toThrow(/--workers must be an integer/);
+  await expect(run(['analyze', '--from', '2026-10-30', '--to', '2026-10-01', '--workers', '0'], config)).rejects.toThrow(/must not be after/);
+  await expect(run(['analyze', '--from', '2030-01-01', '--to', '2030-02-01', '--workers', '0'], config)).rejects.toThrow(/no trading days/);
+  expect(await count()).toEqual(before);
+});
