@@ -1,17 +1,19 @@
 /**
  * The three domain origins: each one Fastify server with the shared HTTP shell (platform/http), its
  * documented REST paths and its subgraph at /graphql. REST handlers and resolvers both call the
- * domain service; the service decides.
+ * domain service; the service decides. The analysis origin's REST reads are in analysis-routes.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AllocationService } from '../subgraphs/allocation/service.js';
 import { buildAllocationSubgraph } from '../subgraphs/allocation/graphql/schema.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';
+import { analysisRoutes } from './analysis-routes.js';
 import { buildAnalysisSubgraph } from '../subgraphs/analysis/graphql/schema.js';
 import {
   bearerToken,
   createOidcTokenVerifier,
   createPartnerTokenVerifier,
+  type PartnerPrincipal,
   type Principal,
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
@@ -36,12 +38,57 @@ type KeySourceLog = { warn(obj: object, msg: string): void };
 const keySourceError = (log: () => KeySourceLog | undefined) => (err: unknown) =>
   log()?.warn({ err }, 'token keys could not be fetched (JWKS or OIDC discovery); callers get 401');
 
-/** Partner access tokens: no header -> anonymous (demo rules apply); a bad token -> 401. */
-function partnerAuthenticator(deps: OriginDeps, audience: string, log: () => KeySourceLog | undefined): Authenticate {
+/**
+ * Partner access tokens: no header -> anonymous (demo rules apply); a bad token -> 401.
+ * With `memo`, verified tokens are remembered (see memoizeVerifier).
+ */
+function partnerAuthenticator(deps: OriginDeps, audience: string, log: () => KeySourceLog | undefined, memo?: TokenMemoOptions): Authenticate {
   const verifier = createPartnerTokenVerifier(deps.partnerAuth, audience, { onKeySourceError: keySourceError(log) });
+  const verify = memo ? memoizeVerifier((token) => verifier.verify(token), memo) : (token: string) => verifier.verify(token);
   return async (request) => {
     const token = bearerToken(request.headers.authorization);
-    return token === undefined ? { kind: 'anonymous' } : verifier.verify(token);
+    return token === undefined ? { kind: 'anonymous' } : verify(token);
+  };
+}
+
+export interface TokenMemoOptions {
+  /** Longest time a verified token is trusted without checking its signature again. */
+  maxAgeMs: number;
+  /** Tokens remembered at most (the oldest makes room). */
+  maxTokens: number;
+  now?: () => number;
+}
+
+/** The analysis origin's token memo: a partner's repeated reads cost one signature check a minute. */
+export const ANALYSIS_TOKEN_MEMO: TokenMemoOptions = { maxAgeMs: 60_000, maxTokens: 10_000 };
+
+/**
+ * Remembers verified tokens by their exact text, so repeated requests with one token skip the
+ * signature check (tens of microseconds, most of a cached read's cost). A remembered token is trusted
+ * until the earlier of its own `exp` and `maxAgeMs` after it was verified; then it is verified in full
+ * again. Only successes are remembered: a refused token is checked again on every request. The price:
+ * a signing key withdrawn from the JWKS keeps its already-verified tokens valid for up to `maxAgeMs`.
+ */
+export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrincipal>, options: TokenMemoOptions): (token: string) => Promise<PartnerPrincipal> {
+  const now = options.now ?? Date.now;
+  const known = new Map<string, { principal: PartnerPrincipal; until: number }>();
+  return async (token) => {
+    const hit = known.get(token);
+    if (hit) {
+      if (now() < hit.until) return hit.principal;
+      known.delete(token);
+    }
+    const principal = await verify(token);
+    const exp = typeof principal.claims.exp === 'number' ? principal.claims.exp * 1000 : 0;
+    const until = Math.min(exp, now() + options.maxAgeMs);
+    if (until > now()) {
+      known.set(token, { principal, until });
+      if (known.size > options.maxTokens) {
+        const oldest = known.keys().next().value;
+        if (oldest !== undefined) known.delete(oldest);
+      }
+    }
+    return principal;
   };
 }
 
@@ -70,10 +117,25 @@ const contextFor = (authenticate: Authenticate) => async (request: FastifyReques
   principal: lazyPrincipal(() => authenticate(request)),
 });
 
-export async function buildAnalysisOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const analysis = new AnalysisService(deps.db, deps.config.demo.symbol);
+export interface AnalysisOriginOptions {
+  /**
+   * Serve this service instance instead of a new one: whoever writes snapshots in this process keeps it
+   * to call invalidateSnapshots(), or builds it with its own cache TTL.
+   */
+  service?: AnalysisService;
+}
+
+/** The analysis service each analysis origin serves (the pipeline invalidates its cache through it). */
+const analysisServices = new WeakMap<FastifyInstance, AnalysisService>();
+
+export function analysisServiceOf(app: FastifyInstance): AnalysisService | undefined {
+  return analysisServices.get(app);
+}
+
+export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOriginOptions = {}): Promise<FastifyInstance> {
+  const analysis = options.service ?? new AnalysisService(deps.db, deps.config.demo.symbol, { snapshotCacheTtlMs: deps.config.analysis.cacheTtlMs });
   let app: FastifyInstance | undefined;
-  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis, () => app?.log);
+  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis, () => app?.log, ANALYSIS_TOKEN_MEMO);
   const subgraph = await buildAnalysisSubgraph(analysis);
   app = await createOrigin({
     ...shell(
@@ -85,6 +147,9 @@ export async function buildAnalysisOrigin(deps: OriginDeps): Promise<FastifyInst
     ),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
   });
+  // spec "Analysis service": the read route and (DESIGN section 5) the demo route.
+  await app.register(analysisRoutes, { analysis, authenticate, realm: 'tradegraph-analysis' });
+  analysisServices.set(app, analysis);
   return app;
 }
 

@@ -1,18 +1,78 @@
 /**
- * Analysis domain use cases and their access policy. Securities and daily bars are licensed market
- * data: partners read all of them; unauthenticated callers see only the demo symbol's profile (the
- * public subset the demo route gives) and no bars.
+ * Analysis domain use cases and their access policy: the one place these rules live (the REST routes
+ * and the GraphQL resolvers only call in here).
+ *
+ * Market data. Securities and daily bars are licensed: partners read all of them; unauthenticated
+ * callers see only the demo symbol's profile and no bars.
+ *
+ * Analysis snapshots (spec "Analysis service", DESIGN section 5):
+ * - Partners (a verified partner access token) read any symbol: the latest stored document by default,
+ *   or the snapshot of one calendar date (`date`, YYYY-MM-DD; malformed -> 400 VALIDATION_FAILED). They
+ *   get the whole stored document: the spec's fields, the auth-only `risk_parameters` and
+ *   `transition_probabilities`, and every extra key the pipeline stored.
+ * - Unauthenticated callers read the demo symbol only, always its latest snapshot (`date` is ignored,
+ *   even when malformed), and only the public subset: exactly the PUBLIC_RESULT_KEYS the document has.
+ *   The REST demo route refuses any other symbol with 403 FORBIDDEN (the route itself serves one symbol,
+ *   with or without a token); GraphQL refuses an anonymous caller's other symbols with 401
+ *   UNAUTHENTICATED, as it does for their profiles (a token would make them readable).
+ * - The REST read route is for partners only: no token -> 401 (an invalid token is refused with 401 by
+ *   the origin's authenticator before anything else).
+ * - Symbols are trimmed and upper-cased; a malformed one is 400. No stored snapshot for the symbol (or
+ *   for the symbol on that date) is 404 ANALYSIS_NOT_FOUND on REST and null on GraphQL.
+ *
+ * Freshness. The latest document of each symbol is cached in memory as JSON text for
+ * `snapshotCacheTtlMs` (default 5 s; 0 turns the cache off), so a read may be up to that old after the
+ * pipeline stores a newer snapshot, unless the pipeline calls invalidateSnapshots() after writing (which
+ * a process can only do for its own cache: other replicas catch up within the TTL). Concurrent misses
+ * for a symbol share one query, and misses within one event-loop turn are fetched in one statement.
+ * Dated (historical) reads are not cached: they never change once written.
  */
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { requirePartner, type Principal } from '../platform/principal.js';
+import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
 import { pageSize, parseIsoDate } from '../platform/validation.js';
+import { PUBLIC_RESULT_KEYS } from './engine/document.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
 import * as store from './store.js';
+import type { StoredSnapshot } from './store.js';
 
 export const BARS_PAGE = { default: 250, max: 2000 } as const;
 export const SECURITIES_PAGE = { default: 50, max: 500 } as const;
+/** Snapshot history pages are small: one document is tens of kilobytes. */
+export const SNAPSHOTS_PAGE = { default: 20, max: 100 } as const;
+/** How long a symbol's latest document is served from memory (overridable per service). */
+export const DEFAULT_SNAPSHOT_CACHE_TTL_MS = 5_000;
+/** Symbols whose latest document the cache holds at most (the oldest entry makes room). */
+export const DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS = 10_000;
+
+export interface AnalysisServiceOptions {
+  /** Milliseconds a latest document stays cached; 0 reads the store every time. Default 5000. */
+  snapshotCacheTtlMs?: number;
+  snapshotCacheMaxSymbols?: number;
+  /** Clock for the cache (milliseconds); tests pass a fake one. */
+  now?: () => number;
+}
+
+/** A JSON object as the caller may see it (never mutated: shared between requests while cached). */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** One snapshot as one caller may see it. */
+export interface SnapshotView {
+  symbol: string;
+  analysisDate: string;
+  producedAt: string;
+  pipelineVersion: string;
+  /** 'full' for partners; 'public' (the demo subset) for unauthenticated callers. */
+  scope: 'full' | 'public';
+  /** The result object exactly as the REST read returns it to this caller. */
+  document: JsonObject;
+  /**
+   * `data_source` of the stored document ('synthetic' or 'imported'). Shown to every caller, so
+   * synthetic data is labelled wherever it appears (the security's own `dataSource` is public too).
+   */
+  dataSource: string | null;
+}
 
 export interface Page<T> {
   items: T[];
@@ -21,11 +81,30 @@ export interface Page<T> {
   endCursor: string | null;
 }
 
+export interface SnapshotPageOptions {
+  from?: string | null;
+  to?: string | null;
+  first?: number | null;
+  after?: string | null;
+}
+
 export class AnalysisService {
+  private readonly latest: LatestSnapshotCache;
+
   constructor(
     private readonly db: Db,
     readonly demoSymbol: string,
-  ) {}
+    options: AnalysisServiceOptions = {},
+  ) {
+    const ttl = options.snapshotCacheTtlMs ?? DEFAULT_SNAPSHOT_CACHE_TTL_MS;
+    if (!Number.isFinite(ttl) || ttl < 0) throw new RangeError(`snapshotCacheTtlMs must be >= 0 (got ${ttl})`);
+    this.latest = new LatestSnapshotCache(db, ttl, options.snapshotCacheMaxSymbols ?? DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS, options.now ?? Date.now);
+  }
+
+  /** Milliseconds a latest document may be served from memory. */
+  get snapshotCacheTtlMs(): number {
+    return this.latest.ttlMs;
+  }
 
   /** A normalised ticker, or 400. */
   symbol(raw: string): string {
@@ -72,6 +151,226 @@ export class AnalysisService {
     const limit = pageSize(options.first, 'first', BARS_PAGE.default, BARS_PAGE.max);
     const { items, total } = await store.listBars(this.db, symbol, { from, to, after, limit: limit + 1 });
     return page(items, limit, total, (b) => b.date);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Analysis snapshots
+  // -------------------------------------------------------------------------------------------------------
+
+  /** REST read (partners only): the result JSON text, the latest or the one of `date`. 401 / 400 / 404. */
+  async partnerResultText(principal: Principal, rawSymbol: string, rawDate?: string): Promise<string> {
+    requirePartner(principal, 'the analysis read');
+    const symbol = this.symbol(rawSymbol);
+    if (rawDate !== undefined) {
+      const date = parseIsoDate(rawDate, 'date');
+      const stored = await store.snapshotOn(this.db, symbol, date);
+      if (!stored) throw await this.notFound(symbol, date);
+      return stored.docText;
+    }
+    const entry = await this.latest.get(symbol);
+    if (!entry) throw await this.notFound(symbol);
+    return entry.stored.docText;
+  }
+
+  /** REST demo read (no token needed): the public subset of the demo symbol's latest snapshot, as JSON text. */
+  async demoResultText(rawSymbol: string): Promise<string> {
+    const symbol = this.symbol(rawSymbol);
+    if (symbol !== this.demoSymbol) {
+      throw new AppError('FORBIDDEN', `The demo route serves only ${this.demoSymbol}; other symbols need a partner access token`, [
+        { field: 'symbol', message: `only ${this.demoSymbol} is available without authentication` },
+      ]);
+    }
+    const entry = await this.latest.get(symbol);
+    if (!entry) throw await this.notFound(symbol);
+    return publicText(entry);
+  }
+
+  /** GraphQL read: the caller's view of a snapshot (latest, or of `date` for partners), or null when none is stored. */
+  async snapshot(principal: Principal, rawSymbol: string, rawDate?: string | null): Promise<SnapshotView | null> {
+    const symbol = this.symbol(rawSymbol);
+    if (!isPartner(principal)) {
+      // Unauthenticated: the demo symbol's latest snapshot, public subset; the date is ignored.
+      if (symbol !== this.demoSymbol) requirePartner(principal, `the analysis of ${symbol}`);
+      const entry = await this.latest.get(symbol);
+      return entry && view(entry.stored, 'public', parsed(entry), publicDoc(entry));
+    }
+    if (rawDate !== undefined && rawDate !== null) {
+      const stored = await store.snapshotOn(this.db, symbol, parseIsoDate(rawDate, 'date'));
+      return stored && fullView(stored, JSON.parse(stored.docText) as JsonObject);
+    }
+    const entry = await this.latest.get(symbol);
+    return entry && fullView(entry.stored, parsed(entry));
+  }
+
+  /** GraphQL history (partners only): full snapshots oldest first within [from, to], paginated by date. */
+  async snapshots(principal: Principal, rawSymbol: string, options: SnapshotPageOptions): Promise<Page<SnapshotView>> {
+    const symbol = this.symbol(rawSymbol);
+    requirePartner(principal, 'the analysis history');
+    const from = options.from ? parseIsoDate(options.from, 'from') : undefined;
+    const to = options.to ? parseIsoDate(options.to, 'to') : undefined;
+    if (from && to && from > to) throw new AppError('VALIDATION_FAILED', 'from must not be after to', [{ field: 'from', message: 'after to' }]);
+    const after = options.after ? parseIsoDate(options.after, 'after') : undefined;
+    const limit = pageSize(options.first, 'first', SNAPSHOTS_PAGE.default, SNAPSHOTS_PAGE.max);
+    const { items, total } = await store.listSnapshots(this.db, symbol, { from, to, after, limit: limit + 1 });
+    const result = page(items, limit, total, (s) => s.analysisDate);
+    return { ...result, items: result.items.map((s) => fullView(s, JSON.parse(s.docText) as JsonObject)) };
+  }
+
+  /**
+   * Forgets cached latest documents (of `symbols`, or all). The pipeline calls it after storing new
+   * snapshots; a query already running when it is called is not cached.
+   */
+  invalidateSnapshots(symbols?: readonly string[]): void {
+    this.latest.invalidate(symbols);
+  }
+
+  /** 404 that says what is stored, so a caller can tell a missing date from a symbol without analysis. */
+  private async notFound(symbol: string, date?: string): Promise<AppError> {
+    if (date === undefined) return new AppError('ANALYSIS_NOT_FOUND', `No stored analysis for ${symbol}`, [{ field: 'symbol', message: `no stored analysis for ${symbol}` }]);
+    const range = await store.snapshotDateRange(this.db, symbol);
+    const details = range.count
+      ? [{ field: 'date', message: `no snapshot on ${date}; ${symbol} has ${range.count} snapshots from ${range.first} to ${range.last}` }]
+      : [{ field: 'symbol', message: `no stored analysis for ${symbol}` }];
+    return new AppError('ANALYSIS_NOT_FOUND', `No stored analysis for ${symbol} on ${date}`, details);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Views and the public subset
+// ---------------------------------------------------------------------------------------------------------
+
+/** A cached latest snapshot; the parsed forms are made on first use and kept with the entry. */
+interface LatestEntry {
+  stored: StoredSnapshot;
+  parsed?: JsonObject;
+  publicDoc?: JsonObject;
+  publicText?: string;
+}
+
+const parsed = (entry: LatestEntry): JsonObject => (entry.parsed ??= JSON.parse(entry.stored.docText) as JsonObject);
+
+/** The public subset: exactly the PUBLIC_RESULT_KEYS present in the document, in that order. */
+export function publicSubset(doc: JsonObject): JsonObject {
+  const out: Record<string, unknown> = {};
+  for (const key of PUBLIC_RESULT_KEYS) if (Object.prototype.hasOwnProperty.call(doc, key)) out[key] = doc[key];
+  return out;
+}
+
+const publicDoc = (entry: LatestEntry): JsonObject => (entry.publicDoc ??= publicSubset(parsed(entry)));
+const publicText = (entry: LatestEntry): string => (entry.publicText ??= JSON.stringify(publicDoc(entry)));
+
+function view(stored: StoredSnapshot, scope: SnapshotView['scope'], full: JsonObject, document: JsonObject): SnapshotView {
+  const source = full.data_source;
+  return {
+    symbol: stored.symbol,
+    analysisDate: stored.analysisDate,
+    producedAt: stored.producedAt,
+    pipelineVersion: stored.pipelineVersion,
+    scope,
+    document,
+    dataSource: typeof source === 'string' ? source : null,
+  };
+}
+
+const fullView = (stored: StoredSnapshot, doc: JsonObject): SnapshotView => view(stored, 'full', doc, doc);
+
+// ---------------------------------------------------------------------------------------------------------
+// The latest-snapshot cache
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Latest snapshot per symbol (or "none stored"), kept `ttlMs` from the moment its query started.
+ * - Single flight: concurrent misses for one symbol wait for the same query.
+ * - Batching: misses within one event-loop turn are read in one statement (a GraphQL list of
+ *   securities with their analysis costs one query, not one per security).
+ * - invalidate() forgets entries, and a query that was running when it was called is not cached.
+ * - Bounded: past `maxSymbols` entries the oldest is dropped.
+ */
+class LatestSnapshotCache {
+  private readonly entries = new Map<string, { expires: number; value: Promise<LatestEntry | null> }>();
+  private readonly inflight = new Map<string, Promise<LatestEntry | null>>();
+  private batch = new Map<string, Array<{ resolve(v: LatestEntry | null): void; reject(e: unknown): void }>>();
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    readonly ttlMs: number,
+    private readonly maxSymbols: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(symbol: string): Promise<LatestEntry | null> {
+    const hit = this.entries.get(symbol);
+    if (hit) {
+      if (hit.expires > this.now()) return hit.value;
+      this.entries.delete(symbol);
+    }
+    const running = this.inflight.get(symbol);
+    if (running) return running;
+
+    const startedAt = this.now();
+    const generation = this.generation;
+    const value = this.load(symbol);
+    this.inflight.set(symbol, value);
+    value.then(
+      () => {
+        if (this.inflight.get(symbol) === value) this.inflight.delete(symbol);
+        if (this.ttlMs > 0 && generation === this.generation) this.remember(symbol, { expires: startedAt + this.ttlMs, value });
+      },
+      () => {
+        if (this.inflight.get(symbol) === value) this.inflight.delete(symbol);
+      },
+    );
+    return value;
+  }
+
+  invalidate(symbols?: readonly string[]): void {
+    this.generation++;
+    if (!symbols) {
+      this.entries.clear();
+      this.inflight.clear();
+      return;
+    }
+    for (const s of symbols) {
+      this.entries.delete(s);
+      this.inflight.delete(s);
+    }
+  }
+
+  private remember(symbol: string, entry: { expires: number; value: Promise<LatestEntry | null> }): void {
+    this.entries.delete(symbol);
+    this.entries.set(symbol, entry);
+    if (this.entries.size > this.maxSymbols) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+
+  /** Queues the symbol for the next batched read (after the current event-loop turn). */
+  private load(symbol: string): Promise<LatestEntry | null> {
+    return new Promise((resolve, reject) => {
+      if (this.batch.size === 0) setImmediate(() => void this.flush());
+      const waiting = this.batch.get(symbol);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.batch.set(symbol, [{ resolve, reject }]);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = new Map();
+    const symbols = [...batch.keys()];
+    try {
+      const rows = symbols.length === 1 ? [await store.latestSnapshot(this.db, symbols[0])].filter((r) => r !== null) : await store.latestSnapshots(this.db, symbols);
+      const bySymbol = new Map(rows.map((r) => [r.symbol, r]));
+      for (const [symbol, waiters] of batch) {
+        const stored = bySymbol.get(symbol);
+        const entry: LatestEntry | null = stored ? { stored } : null;
+        for (const w of waiters) w.resolve(entry);
+      }
+    } catch (err) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+    }
   }
 }
 

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** No stored analysis snapshot for the symbol (or for the symbol on the requested date). */
+  ANALYSIS_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,

@@ -1,9 +1,27 @@
-/** Analysis subgraph resolvers: thin calls into AnalysisService (which owns the access policy). */
+/**
+ * Analysis subgraph resolvers: thin calls into AnalysisService, which owns the access policy (who sees
+ * which symbol, which date, which keys). Here a snapshot the service returned is only renamed into the
+ * GraphQL types: snake_case document keys to camelCase fields, and a key the caller's view does not
+ * have (or whose value has another shape) to null.
+ */
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { LocalDateResolver } from 'graphql-scalars';
 import type { RequestContext } from '../../platform/context.js';
-import type { AnalysisService, Page } from '../service.js';
-import { BarConnection, SecurityConnection, SecurityType, type AssetTypeEnum, type DataSourceEnum } from './types.js';
+import type { AnalysisService, JsonObject, Page, SnapshotView } from '../service.js';
+import {
+  AnalysisSnapshotConnection,
+  AnalysisSnapshotType,
+  BarConnection,
+  PatternConfidencePartsType,
+  PatternEntryType,
+  PatternPointType,
+  PatternSignalType,
+  PriceTargetType,
+  SecurityConnection,
+  SecurityType,
+  type AssetTypeEnum,
+  type DataSourceEnum,
+} from './types.js';
 import type { SecurityRecord } from '../engine/market-types.js';
 
 export function toSecurityType(s: SecurityRecord): SecurityType {
@@ -18,13 +36,133 @@ function connection<T, N>(page: Page<T>, map: (item: T) => N): { nodes: N[]; pag
   return { nodes: page.items.map(map), pageInfo: { hasNextPage: page.hasMore, endCursor: page.endCursor }, totalCount: page.total };
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Snapshot documents -> GraphQL types
+// ---------------------------------------------------------------------------------------------------------
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const obj = (v: unknown): JsonObject | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : null);
+const list = <T>(v: unknown, map: (item: unknown) => T | null): T[] | null => (Array.isArray(v) ? v.map(map).filter((x): x is T => x !== null) : null);
+/** A value the spec allows to be a string or an object (stage, signal): its label. */
+const label = (v: unknown, key: string): string | null => str(v) ?? str(obj(v)?.[key]) ?? (typeof v === 'number' ? String(v) : null);
+/** Free-form JSON fields: any JSON value, null when absent. */
+const json = (v: unknown): unknown => (v === undefined ? null : v);
+
+function toPattern(value: unknown): PatternEntryType | null {
+  const p = obj(value);
+  if (!p) return null;
+  const parts = obj(p.confidence_parts);
+  return Object.assign(new PatternEntryType(), {
+    type: str(p.type) ?? 'UNKNOWN',
+    status: str(p.status),
+    startDate: str(p.start_date),
+    endDate: str(p.end_date),
+    confidence: num(p.confidence),
+    priceTarget: num(p.price_target),
+    direction: str(p.direction),
+    breakoutLevel: num(p.breakout_level),
+    invalidationLevel: num(p.invalidation_level),
+    keyPoints: list(p.key_points, (k) => {
+      const point = obj(k);
+      return point && Object.assign(new PatternPointType(), { label: str(point.label) ?? '', date: str(point.date), price: num(point.price) });
+    }),
+    confidenceParts: parts && Object.assign(new PatternConfidencePartsType(), { geometry: num(parts.geometry), volume: num(parts.volume), trend: num(parts.trend) }),
+  });
+}
+
+function toPatternSignal(value: unknown): PatternSignalType | null {
+  const s = obj(value);
+  return (
+    s &&
+    Object.assign(new PatternSignalType(), {
+      direction: str(s.direction),
+      netConfidence: num(s.net_confidence),
+      bullishConfidence: num(s.bullish_confidence),
+      bearishConfidence: num(s.bearish_confidence),
+      patternCount: num(s.pattern_count),
+    })
+  );
+}
+
+function toPriceTarget(value: unknown): PriceTargetType | null {
+  const t = obj(value);
+  return (
+    t &&
+    Object.assign(new PriceTargetType(), {
+      source: str(t.source),
+      basis: str(t.basis),
+      direction: str(t.direction),
+      price: num(t.price),
+      distancePercent: num(t.distance_percent),
+      confidence: num(t.confidence),
+    })
+  );
+}
+
+export function toSnapshotType(view: SnapshotView): AnalysisSnapshotType {
+  const d = view.document;
+  return Object.assign(new AnalysisSnapshotType(), {
+    symbol: view.symbol,
+    analysisDate: view.analysisDate,
+    analysisTimestamp: str(d.analysis_timestamp),
+    producedAt: view.producedAt,
+    pipelineVersion: view.pipelineVersion,
+    dataSource: view.dataSource,
+    stage: label(d.stage, 'label'),
+    stageStrength: label(d.stage_strength, 'strength'),
+    stageDetail: json(d.stage_detail),
+    price: num(d.price),
+    volume: num(d.volume),
+    indicators: json(d.indicators),
+    detectedPatterns: list(d.detected_patterns, toPattern),
+    bestPattern: toPattern(d.best_pattern),
+    patternSignal: toPatternSignal(d.pattern_signal),
+    recentPatterns: list(d.recent_patterns, toPattern),
+    bestRecentPattern: toPattern(d.best_recent_pattern),
+    recentPatternSignal: toPatternSignal(d.recent_pattern_signal),
+    priceTargets: list(d.price_targets, toPriceTarget),
+    supportLevels: list(d.support_levels, num),
+    resistanceLevels: list(d.resistance_levels, num),
+    marketRegime: str(d.market_regime),
+    sector: str(d.sector),
+    signal: label(d.signal, 'signal'),
+    signalReasons: list(d.signal_reasons, str),
+    confidence: num(d.confidence),
+    mlSignal: json(d.ml_signal),
+    enhancedSignal: json(d.enhanced_signal),
+    riskParameters: json(d.risk_parameters),
+    transitionProbabilities: json(d.transition_probabilities),
+    document: d,
+  });
+}
+
+@Resolver(() => AnalysisSnapshotType)
+export class AnalysisSnapshotResolver {
+  constructor(private readonly service: AnalysisService) {}
+
+  @Query(() => AnalysisSnapshotType, {
+    nullable: true,
+    description:
+      'A symbol\'s analysis snapshot: the latest, or (partners) the one of `date` (YYYY-MM-DD); null when none is stored. Without a partner token: the demo symbol only, latest, public fields',
+  })
+  async analysis(
+    @Arg('symbol', () => String) symbol: string,
+    @Ctx() ctx: RequestContext,
+    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token)' }) date?: string,
+  ): Promise<AnalysisSnapshotType | null> {
+    const view = await this.service.snapshot(await ctx.principal(), symbol, date);
+    return view && toSnapshotType(view);
+  }
+}
+
 @Resolver(() => SecurityType)
 export class SecurityResolver {
-  constructor(private readonly analysis: AnalysisService) {}
+  constructor(private readonly service: AnalysisService) {}
 
   @Query(() => SecurityType, { nullable: true, description: 'A security by ticker (case-insensitive); null when unknown' })
   async security(@Arg('symbol', () => String) symbol: string, @Ctx() ctx: RequestContext): Promise<SecurityType | null> {
-    const found = await this.analysis.getSecurity(await ctx.principal(), symbol);
+    const found = await this.service.getSecurity(await ctx.principal(), symbol);
     return found && toSecurityType(found);
   }
 
@@ -35,7 +173,7 @@ export class SecurityResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, default 50, at most 500' }) first?: number,
     @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page' }) after?: string,
   ): Promise<SecurityConnection> {
-    return connection(await this.analysis.listSecurities(await ctx.principal(), { sector, first, after }), toSecurityType);
+    return connection(await this.service.listSecurities(await ctx.principal(), { sector, first, after }), toSecurityType);
   }
 
   @FieldResolver(() => BarConnection, { description: 'Daily bars, oldest first, within [from, to] (partners only)' })
@@ -47,6 +185,32 @@ export class SecurityResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Page size, default 250, at most 2000' }) first?: number,
     @Arg('after', () => String, { nullable: true, description: 'endCursor (a date) of the previous page' }) after?: string,
   ): Promise<BarConnection> {
-    return connection(await this.analysis.getBars(await ctx.principal(), security.symbol, { from, to, first, after }), (b) => b);
+    return connection(await this.service.getBars(await ctx.principal(), security.symbol, { from, to, first, after }), (b) => b);
+  }
+
+  @FieldResolver(() => AnalysisSnapshotType, {
+    nullable: true,
+    description:
+      'The analysis snapshot: the latest, or (partners) the one of `date` (YYYY-MM-DD); null when none is stored. Without a partner token: latest, public fields',
+  })
+  async analysis(
+    @Root() security: SecurityType,
+    @Ctx() ctx: RequestContext,
+    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token)' }) date?: string,
+  ): Promise<AnalysisSnapshotType | null> {
+    const view = await this.service.snapshot(await ctx.principal(), security.symbol, date);
+    return view && toSnapshotType(view);
+  }
+
+  @FieldResolver(() => AnalysisSnapshotConnection, { description: 'Stored analysis snapshots, oldest first, within [from, to] (partners only)' })
+  async snapshots(
+    @Root() security: SecurityType,
+    @Ctx() ctx: RequestContext,
+    @Arg('from', () => LocalDateResolver, { nullable: true }) from?: string,
+    @Arg('to', () => LocalDateResolver, { nullable: true }) to?: string,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, default 20, at most 100' }) first?: number,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor (a date) of the previous page' }) after?: string,
+  ): Promise<AnalysisSnapshotConnection> {
+    return connection(await this.service.snapshots(await ctx.principal(), security.symbol, { from, to, first, after }), toSnapshotType);
   }
 }

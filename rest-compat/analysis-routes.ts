@@ -1,0 +1,100 @@
+/**
+ * The analysis origin's REST reads (spec "Analysis service", DESIGN section 5), as one Fastify plugin:
+ *
+ *   GET /api/v1/results/analysis/{symbol}[?date=YYYY-MM-DD]   partners (Bearer token); latest or that date
+ *   GET /api/v1/demo/results/analysis/{symbol}                no token; the demo symbol only, latest, public subset
+ *
+ * Both answer the spec's AnalysisResultResponse envelope:
+ *   200  {"success": true, "timestamp": "<server time, ISO 8601>", "result": {...}, "error": null}
+ *   4xx/5xx  the platform error shape plus the envelope's fields:
+ *        {"success": false, "timestamp": "...", "result": null, "error": "<message>", "code": "...",
+ *         "trace_id": "...", "details": [...]}
+ *
+ * The routes are thin: they authenticate (partner route only), pass the raw path and query values to
+ * AnalysisService (which normalises, validates and applies every access rule) and wrap its answer.
+ * The stored document arrives as JSON text and is spliced into the envelope string as it is: a read
+ * never parses or re-serialises a document.
+ *
+ * Query string: only `date` means anything (on the partner route); other parameters are ignored. A
+ * `date` given twice is refused by the route schema (400 VALIDATION_FAILED). The demo route ignores its
+ * query string entirely, `date` included (spec: the date parameter is ignored in demo mode).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../subgraphs/platform/auth.js';
+import { AppError, errorBody } from '../subgraphs/platform/errors.js';
+import { toHttpError } from '../subgraphs/platform/http.js';
+import type { AnalysisService } from '../subgraphs/analysis/service.js';
+
+export const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
+export const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
+
+export interface AnalysisRoutesOptions {
+  analysis: AnalysisService;
+  /** The origin's partner-token authenticator: anonymous without a header, 401 for a bad token. */
+  authenticate(request: FastifyRequest): Promise<Principal>;
+  /** `realm` of the WWW-Authenticate challenge sent with 401s. */
+  realm: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The 200 envelope around a result that is already JSON text. */
+export function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
+  return `{"success":true,"timestamp":"${timestamp}","result":${resultJson},"error":null}`;
+}
+
+/** The error envelope: the platform error shape (DESIGN section 5) with the spec's envelope fields. */
+export function errorEnvelope(err: AppError, traceId: string, timestamp: string = new Date().toISOString()) {
+  const body = errorBody(err, traceId);
+  return { success: false as const, timestamp, result: null, error: body.error, code: body.code, trace_id: body.trace_id, details: body.details };
+}
+
+/** Fastify's schema-validation failures, worded for a query string (the only thing validated by schema here). */
+function routeError(err: unknown): AppError {
+  const validation = (err as Partial<FastifyError>).validation;
+  if (!validation) return toHttpError(err);
+  return new AppError(
+    'VALIDATION_FAILED',
+    'The query string is invalid',
+    validation.map((v) => {
+      const field = v.instancePath.replace(/^\//, '') || 'query';
+      // Query values are strings, or arrays when a parameter is repeated: a type error means a repeat.
+      return { field, message: v.keyword === 'type' ? `${field} must be given at most once, as YYYY-MM-DD` : (v.message ?? 'invalid') };
+    }),
+  );
+}
+
+export async function analysisRoutes(app: FastifyInstance, options: AnalysisRoutesOptions): Promise<void> {
+  const { analysis, authenticate } = options;
+  const challenge = `Bearer realm="${options.realm}"`;
+
+  // Errors of these routes (only: this plugin is its own Fastify context) carry the envelope fields.
+  app.setErrorHandler((err, request, reply) => {
+    const appError = routeError(err);
+    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    if (appError.status === 401) void reply.header('www-authenticate', challenge);
+    return reply.code(appError.status).type(JSON_TYPE).send(errorEnvelope(appError, request.traceId));
+  });
+
+  const send = (reply: FastifyReply, resultJson: string) => reply.type(JSON_TYPE).send(successEnvelope(resultJson));
+
+  app.get<{ Params: { symbol: string }; Querystring: { date?: string } }>(
+    ANALYSIS_RESULT_PATH,
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { date: { type: 'string', description: 'Calendar date YYYY-MM-DD of a historical slice; omitted: the latest' } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(request);
+      return send(reply, await analysis.partnerResultText(principal, request.params.symbol, request.query.date));
+    },
+  );
+
+  app.get<{ Params: { symbol: string } }>(ANALYSIS_DEMO_PATH, async (request, reply) =>
+    send(reply, await analysis.demoResultText(request.params.symbol)),
+  );
+}

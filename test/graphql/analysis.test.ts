@@ -1,0 +1,337 @@
+/**
+ * Analysis snapshots over GraphQL: the analysis subgraph directly and through the real gateway, with
+ * and without a partner token. The rules are the REST read's (they live in AnalysisService): partners
+ * get the whole document and any date; callers without a token get the demo symbol only, always the
+ * latest snapshot, public fields only (spec "Analysis service" > Demo mode; DESIGN sections 5 and 6).
+ * Expected values are the stored documents' own (read back through the store) and the REST answers.
+ */
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
+import { latestSnapshot, snapshotOn, upsertSecurities } from '../../subgraphs/analysis/store.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
+import { testConfig, TEST_SECRET } from '../helpers/config.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { graphql, request } from '../helpers/http.js';
+
+type Doc = Record<string, unknown>;
+
+let store: TestDb;
+let platform: RunningPlatform;
+let seed: SeedResult;
+let token: string;
+let other: string;
+const config = testConfig({ ANALYZE_ON_START: 'false', DEMO_SYMBOL_COUNT: '12' });
+const DEMO = config.demo.symbol;
+
+beforeAll(async () => {
+  store = await openTestDb('pglite');
+  platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway'], { db: store.db });
+  seed = await seedAnalysis(store.db);
+  other = seed.symbols.find((s) => s !== DEMO) as string;
+  token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'partner-9' });
+});
+afterAll(async () => {
+  await platform?.close();
+  await store?.drop();
+});
+
+const subgraph = () => `${platform.urls.analysis}/graphql`;
+const gateway = () => `${platform.urls.gateway}/graphql`;
+const withToken = () => ({ authorization: `Bearer ${token}` });
+
+async function stored(symbol: string, date?: string): Promise<Doc> {
+  const row = date ? await snapshotOn(store.db, symbol, date) : await latestSnapshot(store.db, symbol);
+  if (!row) throw new Error(`no stored snapshot for ${symbol}`);
+  return JSON.parse(row.docText) as Doc;
+}
+const publicSubset = (doc: Doc): Doc => Object.fromEntries(PUBLIC_RESULT_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
+
+const SNAPSHOT_FIELDS = `
+  symbol analysisDate analysisTimestamp producedAt pipelineVersion dataSource
+  stage stageStrength stageDetail price volume indicators
+  detectedPatterns { type status startDate endDate confidence priceTarget direction breakoutLevel invalidationLevel keyPoints { label date price } confidenceParts { geometry volume trend } }
+  bestPattern { type status startDate endDate confidence priceTarget direction }
+  patternSignal { direction netConfidence bullishConfidence bearishConfidence patternCount }
+  recentPatterns { type } bestRecentPattern { type } recentPatternSignal { direction netConfidence }
+  priceTargets { source basis direction price distancePercent confidence }
+  supportLevels resistanceLevels marketRegime sector signal signalReasons confidence
+  mlSignal enhancedSignal riskParameters transitionProbabilities document`;
+
+interface Snapshot {
+  symbol: string;
+  analysisDate: string;
+  analysisTimestamp: string | null;
+  producedAt: string;
+  pipelineVersion: string;
+  dataSource: string | null;
+  stage: string | null;
+  stageStrength: string | null;
+  stageDetail: unknown;
+  price: number | null;
+  volume: number | null;
+  indicators: unknown;
+  detectedPatterns: Array<Record<string, unknown>> | null;
+  bestPattern: Record<string, unknown> | null;
+  patternSignal: Record<string, unknown> | null;
+  recentPatterns: Array<{ type: string }> | null;
+  bestRecentPattern: { type: string } | null;
+  recentPatternSignal: Record<string, unknown> | null;
+  priceTargets: Array<Record<string, unknown>> | null;
+  supportLevels: number[] | null;
+  resistanceLevels: number[] | null;
+  marketRegime: string | null;
+  sector: string | null;
+  signal: string | null;
+  signalReasons: string[] | null;
+  confidence: number | null;
+  mlSignal: unknown;
+  enhancedSignal: unknown;
+  riskParameters: unknown;
+  transitionProbabilities: unknown;
+  document: Doc;
+}
+
+const ANALYSIS = `query ($symbol: String!, $date: String) { analysis(symbol: $symbol, date: $date) { ${SNAPSHOT_FIELDS} } }`;
+
+/** The typed fields a partner gets are the stored document's values, renamed. */
+function expectTypedFieldsMatch(s: Snapshot, doc: Doc): void {
+  expect(s.analysisDate).toBe(doc.analysis_date);
+  expect(s.analysisTimestamp).toBe(doc.analysis_timestamp ?? null);
+  expect(s.stage).toBe(doc.stage ?? null);
+  expect(s.stageStrength).toBe(doc.stage_strength ?? null);
+  expect(s.price).toBe(doc.price ?? null);
+  expect(s.volume).toBe(doc.volume ?? null);
+  expect(s.indicators).toEqual(doc.indicators ?? null);
+  expect(s.supportLevels).toEqual(doc.support_levels ?? null);
+  expect(s.resistanceLevels).toEqual(doc.resistance_levels ?? null);
+  expect(s.marketRegime).toBe(doc.market_regime ?? null);
+  expect(s.sector).toBe(doc.sector ?? null);
+  expect(s.signal).toBe(doc.signal ?? null);
+  expect(s.confidence).toBe(doc.confidence ?? null);
+  expect(s.mlSignal).toEqual(doc.ml_signal ?? null);
+  expect(s.enhancedSignal).toEqual(doc.enhanced_signal ?? null);
+  const patterns = (doc.detected_patterns ?? []) as Array<Record<string, unknown>>;
+  expect(s.detectedPatterns?.map((p) => p.type)).toEqual(patterns.map((p) => p.type));
+  patterns.forEach((p, i) => {
+    const g = s.detectedPatterns![i];
+    expect(g).toEqual(
+      expect.objectContaining({
+        status: p.status ?? null,
+        startDate: p.start_date ?? null,
+        endDate: p.end_date ?? null,
+        confidence: p.confidence ?? null,
+        priceTarget: p.price_target ?? null,
+        direction: p.direction ?? null,
+        breakoutLevel: p.breakout_level ?? null,
+        invalidationLevel: p.invalidation_level ?? null,
+        keyPoints: (p.key_points as unknown[] | undefined) ?? null,
+        confidenceParts: p.confidence_parts ?? null,
+      }),
+    );
+  });
+  const best = doc.best_pattern as Record<string, unknown> | null;
+  expect(s.bestPattern?.type ?? null).toBe(best?.type ?? null);
+  const signal = doc.pattern_signal as Record<string, unknown> | null;
+  if (signal) {
+    expect(s.patternSignal).toEqual({
+      direction: signal.direction,
+      netConfidence: signal.net_confidence,
+      bullishConfidence: signal.bullish_confidence,
+      bearishConfidence: signal.bearish_confidence,
+      patternCount: signal.pattern_count ?? null,
+    });
+  }
+  const targets = (doc.price_targets ?? []) as Array<Record<string, unknown>>;
+  expect(s.priceTargets?.map((t) => t.price)).toEqual(targets.map((t) => t.price));
+  expect(s.priceTargets?.map((t) => t.distancePercent)).toEqual(targets.map((t) => t.distance_percent));
+}
+
+describe('analysis subgraph with a partner token', () => {
+  it('Query.analysis: the latest snapshot, every typed field from the stored document, and the whole document', async () => {
+    const res = await graphql<{ analysis: Snapshot }>(subgraph(), ANALYSIS, { symbol: ` ${other.toLowerCase()} ` }, withToken());
+    expect(res.body.errors).toBeUndefined();
+    const s = res.body.data!.analysis;
+    const doc = await stored(other);
+    expect(s.symbol).toBe(other);
+    expect(s.analysisDate).toBe(seed.latestDate);
+    expect(s.document).toEqual(doc);
+    expectTypedFieldsMatch(s, doc);
+    // auth-only and extra keys are there for partners
+    expect(s.riskParameters).toEqual(doc.risk_parameters);
+    expect(s.transitionProbabilities).toEqual(doc.transition_probabilities);
+    expect(s.stageDetail).toEqual(doc.stage_detail ?? null);
+    expect(s.signalReasons).toEqual(doc.signal_reasons ?? null);
+    expect(s.dataSource).toBe(doc.data_source ?? null);
+    expect(s.pipelineVersion).toEqual(expect.any(String));
+    expect(Number.isNaN(Date.parse(s.producedAt))).toBe(false);
+  });
+
+  it('Query.analysis with date: that date\'s snapshot', async () => {
+    const date = seed.dates[0];
+    const res = await graphql<{ analysis: Snapshot }>(subgraph(), ANALYSIS, { symbol: other, date }, withToken());
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.analysis.analysisDate).toBe(date);
+    expect(res.body.data!.analysis.document).toEqual(await stored(other, date));
+  });
+
+  it('null for an unknown symbol or a date without a snapshot; VALIDATION_FAILED for a malformed date or symbol', async () => {
+    expect((await graphql(subgraph(), ANALYSIS, { symbol: 'ZZZZ' }, withToken())).body).toEqual({ data: { analysis: null } });
+    expect((await graphql(subgraph(), ANALYSIS, { symbol: other, date: '2000-01-03' }, withToken())).body).toEqual({ data: { analysis: null } });
+    const badDate = await graphql(subgraph(), ANALYSIS, { symbol: other, date: '2026-02-30' }, withToken());
+    expect(badDate.body.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
+    const badSymbol = await graphql(subgraph(), ANALYSIS, { symbol: 'AC$ME' }, withToken());
+    expect(badSymbol.body.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('Security.analysis agrees with Query.analysis', async () => {
+    const res = await graphql<{ security: { symbol: string; analysis: Snapshot }; analysis: Snapshot }>(
+      subgraph(),
+      `query ($s: String!, $d: String) { security(symbol: $s) { symbol analysis(date: $d) { ${SNAPSHOT_FIELDS} } } analysis(symbol: $s, date: $d) { ${SNAPSHOT_FIELDS} } }`,
+      { s: other, d: seed.dates[1] },
+      withToken(),
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.security.analysis).toEqual(res.body.data!.analysis);
+    expect(res.body.data!.analysis.analysisDate).toBe(seed.dates[1]);
+  });
+
+  it('Security.snapshots: the history oldest first, paginated by date', async () => {
+    type Page = { security: { snapshots: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Array<{ analysisDate: string; price: number; document: Doc }> } } };
+    const query = `query ($s: String!, $after: String, $from: LocalDate, $to: LocalDate) { security(symbol: $s) {
+      snapshots(first: 2, after: $after, from: $from, to: $to) { totalCount pageInfo { hasNextPage endCursor } nodes { analysisDate price document } } } }`;
+    const dates: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const res: Awaited<ReturnType<typeof graphql<Page>>> = await graphql<Page>(subgraph(), query, { s: other, after }, withToken());
+      expect(res.body.errors).toBeUndefined();
+      const conn: Page['security']['snapshots'] = res.body.data!.security.snapshots;
+      expect(conn.totalCount).toBe(seed.dates.length);
+      expect(conn.nodes.length).toBeLessThanOrEqual(2);
+      for (const n of conn.nodes) {
+        const doc = await stored(other, n.analysisDate);
+        expect(n.document).toEqual(doc);
+        expect(n.price).toBe(doc.price);
+      }
+      dates.push(...conn.nodes.map((n) => n.analysisDate));
+      after = conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null;
+      if (after) expect(after).toBe(conn.nodes[conn.nodes.length - 1].analysisDate);
+      pages++;
+    } while (after && pages < 10);
+    expect(dates).toEqual(seed.dates);
+    expect(pages).toBe(Math.ceil(seed.dates.length / 2));
+
+    const ranged = await graphql<Page>(subgraph(), query, { s: other, from: seed.dates[1], to: seed.dates[2] }, withToken());
+    expect(ranged.body.data!.security.snapshots.totalCount).toBe(2);
+    expect(ranged.body.data!.security.snapshots.nodes.map((n) => n.analysisDate)).toEqual([seed.dates[1], seed.dates[2]]);
+  });
+
+  it('Security.snapshots validates its arguments', async () => {
+    const first0 = await graphql(subgraph(), `{ security(symbol: "${other}") { snapshots(first: 0) { totalCount } } }`, {}, withToken());
+    expect(first0.body.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
+    const tooMany = await graphql(subgraph(), `{ security(symbol: "${other}") { snapshots(first: 101) { totalCount } } }`, {}, withToken());
+    expect(tooMany.body.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
+    const reversed = await graphql(subgraph(), `{ security(symbol: "${other}") { snapshots(from: "${seed.latestDate}", to: "${seed.dates[0]}") { totalCount } } }`, {}, withToken());
+    expect(reversed.body.errors?.[0].extensions?.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('a security without snapshots has analysis null and an empty history', async () => {
+    await upsertSecurities(store.db, [{ symbol: 'NOGQ', name: 'No Analysis Corp', sector: 'Utilities', subIndustry: null, assetType: 'EQUITY', dataSource: 'synthetic' }]);
+    const res = await graphql<{ security: { analysis: null; snapshots: { totalCount: number; nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: null } } } }>(
+      subgraph(),
+      '{ security(symbol: "NOGQ") { analysis { price } snapshots { totalCount nodes { analysisDate } pageInfo { hasNextPage endCursor } } } }',
+      {},
+      withToken(),
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.security).toEqual({ analysis: null, snapshots: { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } });
+  });
+});
+
+describe('analysis subgraph without a token (demo rules)', () => {
+  it('the demo symbol: latest, public fields only, document = the demo route\'s result', async () => {
+    const res = await graphql<{ analysis: Snapshot }>(subgraph(), ANALYSIS, { symbol: 'acme' });
+    expect(res.body.errors).toBeUndefined();
+    const s = res.body.data!.analysis;
+    const full = await stored(DEMO);
+    expect(s.analysisDate).toBe(seed.latestDate);
+    expect(s.document).toEqual(publicSubset(full));
+    expectTypedFieldsMatch(s, full);
+    expect(s.riskParameters).toBeNull();
+    expect(s.transitionProbabilities).toBeNull();
+    expect(s.stageDetail).toBeNull();
+    expect(s.signalReasons).toBeNull();
+    // Synthetic data stays labelled for every caller.
+    expect(s.dataSource).toBe(full.data_source ?? null);
+
+    const demo = await request<{ result: Doc }>(`${platform.urls.analysis}/api/v1/demo/results/analysis/${DEMO}`);
+    expect(s.document).toEqual(demo.body.result);
+  });
+
+  it('date is ignored: always the latest', async () => {
+    for (const date of [seed.dates[0], 'not-a-date']) {
+      const res = await graphql<{ analysis: Snapshot }>(subgraph(), ANALYSIS, { symbol: DEMO, date });
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data!.analysis.analysisDate).toBe(seed.latestDate);
+    }
+  });
+
+  it('Security.analysis of the demo symbol is the same public view', async () => {
+    const res = await graphql<{ security: { analysis: Snapshot }; analysis: Snapshot }>(
+      subgraph(),
+      `{ security(symbol: "${DEMO}") { analysis(date: "${seed.dates[0]}") { ${SNAPSHOT_FIELDS} } } analysis(symbol: "${DEMO}") { ${SNAPSHOT_FIELDS} } }`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.security.analysis).toEqual(res.body.data!.analysis);
+  });
+
+  it('any other symbol needs a partner token (UNAUTHENTICATED), and so does the history', async () => {
+    const res = await graphql(subgraph(), ANALYSIS, { symbol: other });
+    expect(res.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect(res.body.data).toEqual({ analysis: null });
+    const history = await graphql(subgraph(), `{ security(symbol: "${DEMO}") { snapshots { totalCount } } }`);
+    expect(history.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('an invalid token is refused (UNAUTHENTICATED), not treated as anonymous', async () => {
+    const res = await graphql(subgraph(), ANALYSIS, { symbol: DEMO }, { authorization: 'Bearer not-a-jwt' });
+    expect(res.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('through the gateway', () => {
+  type List = { securities: { nodes: Array<{ symbol: string; analysis: { analysisDate: string; price: number | null; stage: string | null; riskParameters: unknown; document: Doc } | null }> } };
+
+  it('securities with their analysis in one query agree with the REST read', async () => {
+    const res = await graphql<List>(
+      gateway(),
+      '{ securities(first: 500) { nodes { symbol analysis { analysisDate price stage riskParameters document } } } }',
+      {},
+      withToken(),
+    );
+    expect(res.body.errors).toBeUndefined();
+    const nodes = res.body.data!.securities.nodes;
+    const analysed = nodes.filter((n) => n.analysis);
+    expect(analysed.map((n) => n.symbol).sort()).toEqual([...seed.symbols].sort());
+    for (const node of analysed) {
+      const rest = await request<{ result: Doc }>(`${platform.urls.analysis}/api/v1/results/analysis/${node.symbol}`, { headers: withToken() });
+      expect(rest.status).toBe(200);
+      expect(node.analysis!.document).toEqual(rest.body.result);
+      expect(node.analysis!.price).toBe(rest.body.result.price);
+      expect(node.analysis!.stage).toBe(rest.body.result.stage);
+      expect(node.analysis!.analysisDate).toBe(rest.body.result.analysis_date);
+      expect(node.analysis!.riskParameters).toEqual(rest.body.result.risk_parameters);
+    }
+  });
+
+  it('without a token the gateway gives the demo route\'s public view', async () => {
+    const res = await graphql<{ security: { analysis: { document: Doc; riskParameters: unknown } } }>(
+      gateway(),
+      `{ security(symbol: "${DEMO}") { analysis { document riskParameters } } }`,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const demo = await request<{ result: Doc }>(`${platform.urls.analysis}/api/v1/demo/results/analysis/${DEMO}`);
+    expect(res.body.data!.security.analysis).toEqual({ document: demo.body.result, riskParameters: null });
+  });
+});
