@@ -2,8 +2,9 @@
  * Full snapshot computation (indicators, weekly stage, patterns, levels, transitions, ML training and
  * signals) without the database, in one run:
  *
- *   1. the 120 real symbols of ../shared/market-data (skipped when the directory is absent), latest
- *      date, with one worker and with all cores, so the per-core rate and the parallel speed-up show;
+ *   1. the 120 real symbols of ../shared/market-data (skipped when the directory is absent): the latest
+ *      date, and a year of daily snapshots (252 dates), each with one worker and with all cores, so the
+ *      per-core rate and the parallel speed-up show;
  *   2. the synthetic universe, BENCH_SYMBOLS x BENCH_YEARS (default 5,000 x 10 years = 2,520 bars),
  *      latest date, all cores. Target: under 60 s.
  *
@@ -54,10 +55,10 @@ function syntheticUniverse(): Universe {
 
 const bars = (u: Universe) => u.equities.reduce((s, e) => s + e.bars.dates.length, 0);
 
-async function measure(label: string, u: Universe, workers: number): Promise<{ label: string; ms: number; summary: AnalyzeSummary; bars: number }> {
+async function measure(label: string, u: Universe, workers: number, from?: string): Promise<{ label: string; ms: number; summary: AnalyzeSummary; bars: number }> {
   const t0 = performance.now();
   let docs = 0;
-  const summary = await analyzeUniverse(u, { workers }, async (rows) => {
+  const summary = await analyzeUniverse(u, { workers, from }, async (rows) => {
     docs += rows.length;
   });
   const ms = performance.now() - t0;
@@ -70,12 +71,12 @@ function print(r: Awaited<ReturnType<typeof measure>>): void {
   const perSecond = r.bars / (r.ms / 1000);
   const cores = Math.max(1, s.workers);
   console.log(
-    `${r.label.padEnd(34)} ${String(s.symbols).padStart(5)} symbols ${String(r.bars).padStart(10)} bars ${(r.ms / 1000).toFixed(1).padStart(6)} s ` +
+    `${r.label.padEnd(44)} ${String(s.symbols).padStart(5)} symbols ${String(r.bars).padStart(10)} bars ${(r.ms / 1000).toFixed(1).padStart(6)} s ` +
       `${Math.round(perSecond).toLocaleString('en-US').padStart(11)} bars/s ${Math.round(perSecond / cores).toLocaleString('en-US').padStart(11)} bars/s/core ` +
       `(prepare ${s.timings.prepareMs} ms, train ${s.timings.trainMs} ms, documents ${s.timings.analyzeMs} ms)`,
   );
   if (s.model) {
-    console.log(`${''.padEnd(34)} ML walk-forward: ${s.model.folds} folds, out-of-sample accuracy ${((s.model.oosAccuracy ?? NaN) * 100).toFixed(1)}%, AUC ${s.model.oosAuc?.toFixed(3)}, ${s.model.oosSamples} samples`);
+    console.log(`${''.padEnd(44)} ML walk-forward: ${s.model.folds} folds, out-of-sample accuracy ${((s.model.oosAccuracy ?? NaN) * 100).toFixed(1)}%, AUC ${s.model.oosAuc?.toFixed(3)}, ${s.model.oosSamples} samples`);
   }
 }
 
@@ -84,11 +85,13 @@ async function main(): Promise<void> {
   console.log(`analysis pipeline benchmark (${cores} cores)\n`);
   const real = realUniverse();
   if (real) {
-    const one = await measure('real 120 symbols, 1 worker', real, 1);
-    print(one);
-    const all = await measure(`real 120 symbols, ${cores} workers`, real, cores);
-    print(all);
-    console.log(`${''.padEnd(34)} parallel speed-up ${(one.ms / all.ms).toFixed(2)}x on ${cores} workers\n`);
+    for (const [what, from] of [['latest', undefined], ['252 dates', real.calendar[real.calendar.length - 252]]] as const) {
+      const one = await measure(`real 120 symbols, ${what}, 1 worker`, real, 1, from);
+      print(one);
+      const all = await measure(`real 120 symbols, ${what}, ${cores} workers`, real, cores, from);
+      print(all);
+      console.log(`${''.padEnd(44)} ${all.summary.snapshots} documents; parallel speed-up ${(one.ms / all.ms).toFixed(2)}x on ${cores} workers\n`);
+    }
   } else {
     console.log(`(no real market data at ${MARKET_DATA}; skipped)\n`);
   }
