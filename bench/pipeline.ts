@@ -15,10 +15,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
-import { parseBarsCsv, parseSecuritiesCsv } from '../subgraphs/analysis/engine/market-csv.js';
 import type { BarSeries } from '../subgraphs/analysis/engine/market-types.js';
 import { generateSyntheticMarket } from '../subgraphs/analysis/engine/synthetic-market.js';
-import { analyzeUniverse, buildUniverse, defaultWorkers, type AnalyzeSummary, type Universe } from '../subgraphs/analysis/pipeline.js';
+import { analyzeUniverse, buildUniverse, defaultWorkers, universeFromCsv, type AnalyzeSummary, type Universe } from '../subgraphs/analysis/pipeline.js';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 5000);
@@ -29,21 +28,7 @@ function realUniverse(): Universe | null {
   const securitiesFile = path.join(MARKET_DATA, 'securities.csv');
   const barsFile = path.join(MARKET_DATA, 'us-equities-daily.csv.gz');
   if (!fs.existsSync(securitiesFile) || !fs.existsSync(barsFile)) return null;
-  const securities = parseSecuritiesCsv(fs.readFileSync(securitiesFile, 'utf8'), { file: securitiesFile }).securities;
-  const parsed = parseBarsCsv(gunzipSync(fs.readFileSync(barsFile)).toString('utf8'), { file: barsFile });
-  const bySymbol = new Map<string, typeof parsed.bars>();
-  for (const bar of parsed.bars) {
-    const list = bySymbol.get(bar.symbol) ?? [];
-    list.push(bar);
-    bySymbol.set(bar.symbol, list);
-  }
-  const series = new Map<string, BarSeries>();
-  for (const [symbol, bars] of bySymbol) {
-    bars.sort((a, b) => (a.date < b.date ? -1 : 1));
-    const col = (f: 'open' | 'high' | 'low' | 'close' | 'volume') => Float64Array.from(bars, (b) => b[f]);
-    series.set(symbol, { symbol, dates: bars.map((b) => b.date), open: col('open'), high: col('high'), low: col('low'), close: col('close'), volume: col('volume') });
-  }
-  return buildUniverse(securities, series, 'TGMI');
+  return universeFromCsv(fs.readFileSync(securitiesFile, 'utf8'), gunzipSync(fs.readFileSync(barsFile)).toString('utf8'), 'TGMI');
 }
 
 function syntheticUniverse(): Universe {

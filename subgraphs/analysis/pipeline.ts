@@ -21,7 +21,8 @@ import { AnalysisBatch, concatSamples, indexOfDate, type AnalyzeContext, type Lo
 import type { WorkerRequest } from './analyze-worker.js';
 import { PIPELINE_VERSION, type RegimeDetail, type StageLabel } from './engine/document.js';
 import { sma } from './engine/indicators.js';
-import type { BarSeries, SecurityRecord } from './engine/market-types.js';
+import { parseBarsCsv, parseSecuritiesCsv } from './engine/market-csv.js';
+import { toSeries, type BarSeries, type SecurityRecord } from './engine/market-types.js';
 import type { SymbolInput } from './engine/prepared.js';
 import { marketRegime } from './engine/regime.js';
 import { trainSignalModel, type SignalModel } from './engine/signal-model.js';
@@ -109,6 +110,12 @@ export function buildUniverse(securities: readonly SecurityRecord[], series: Rea
     ? { symbol: storedBars.symbol, computed: false, bars: storedBars }
     : { symbol: indexSymbol, computed: true, bars: equalWeightIndex(indexSymbol, calendar, equities.map((e) => e.bars)) };
   return { calendar, index, equities };
+}
+
+/** A universe straight from CSV text (securities list and long-format bars), without a store. */
+export function universeFromCsv(securitiesCsv: string, barsCsv: string, indexSymbol: string): Universe {
+  const securities = parseSecuritiesCsv(securitiesCsv, { file: 'securities' }).securities;
+  return buildUniverse(securities, toSeries(parseBarsCsv(barsCsv, { file: 'bars' }).bars), indexSymbol);
 }
 
 /** Equal-weight index over `calendar` (see the module comment). */

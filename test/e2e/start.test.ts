@@ -64,6 +64,11 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(Object.keys(first.urls).sort()).toEqual(['allocation', 'analysis', 'gateway', 'search']);
   expect(first.output()).toMatch(/Demo market loaded: 23 securities, 5796 bars, .* \(synthetic\)/);
   expect(first.output()).toContain('demo symbol ACME');
+  // The start-up analysis: the last 60 trading days of every demo symbol, in worker threads.
+  expect(first.output()).toMatch(/Stored 1320 snapshots for 22 symbols, \S+ \(60 trading day\(s\)\), [1-9]\d* worker thread\(s\)\./);
+  const demo = await request<{ success: boolean; result: { stage: string; analysis_date: string } }>(`${first.urls.analysis}/api/v1/demo/results/analysis/ACME`);
+  expect(demo.status).toBe(200);
+  expect(demo.body.result.stage).toMatch(/^STAGE [1-4]$/);
   for (const url of Object.values(first.urls)) expect((await request(`${url}/health`)).status).toBe(200);
   const viaGateway = await request(`${first.urls.gateway}/graphql`, {
     method: 'POST',
@@ -81,6 +86,7 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   const second = await start(['analysis']);
   expect(Object.keys(second.urls)).toEqual(['analysis']);
   expect(second.output()).not.toContain('Demo market loaded');
+  expect(second.output()).not.toContain('Stored'); // the latest day already has snapshots
   expect((await request(`${second.urls.analysis}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-analysis', demo_symbol: 'ACME' }));
   second.child.kill('SIGTERM');
   expect(await second.exit).toBe(0);

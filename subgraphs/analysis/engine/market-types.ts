@@ -56,3 +56,20 @@ export interface BarSeries {
   close: Float64Array;
   volume: Float64Array;
 }
+
+/** Row-form bars of any number of symbols -> one BarSeries per symbol, each sorted by date. */
+export function toSeries(bars: readonly Bar[]): Map<string, BarSeries> {
+  const bySymbol = new Map<string, Bar[]>();
+  for (const bar of bars) {
+    const list = bySymbol.get(bar.symbol);
+    if (list) list.push(bar);
+    else bySymbol.set(bar.symbol, [bar]);
+  }
+  const out = new Map<string, BarSeries>();
+  for (const [symbol, list] of bySymbol) {
+    list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const col = (field: 'open' | 'high' | 'low' | 'close' | 'volume') => Float64Array.from(list, (b) => b[field]);
+    out.set(symbol, { symbol, dates: list.map((b) => b.date), open: col('open'), high: col('high'), low: col('low'), close: col('close'), volume: col('volume') });
+  }
+  return out;
+}

@@ -25,15 +25,10 @@
  * Only bars in [start, end] are read (no look-ahead): the pivots at bar `end` are exactly those a trader
  * could have drawn on that day.
  */
+import type { BarSeries } from './market-types.js';
 
-/** The bars of one symbol as the pattern and level engines read them (oldest first). */
-export interface PriceInput {
-  dates: string[];
-  open: Float64Array;
-  high: Float64Array;
-  low: Float64Array;
-  close: Float64Array;
-  volume: Float64Array;
+/** The bars of one symbol as the pattern and level engines read them (oldest first), with their ATR. */
+export interface PriceInput extends Omit<BarSeries, 'symbol'> {
   /** ATR(14) aligned to the bars, NaN in warm-up. */
   atr: Float64Array;
 }
