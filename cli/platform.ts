@@ -20,6 +20,11 @@ export interface StartOptions {
   supergraphSdl?: string;
   onDemoProgress?: Progress;
   onAnalysisProgress?: PipelineProgress;
+  /**
+   * Aborting stops the start between steps (after the demo load, or during the start-up analysis,
+   * which then rolls back): the platform comes back with nothing listening, ready to be closed.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunningPlatform {
@@ -59,12 +64,19 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
           options.onDemoProgress,
         );
       }
-      if (config.analysis.analyzeOnStart && subgraphs.includes('analysis')) {
-        analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
-          workers: config.analysis.workers,
-          onProgress: options.onAnalysisProgress,
-        });
+      const aborted = () => options.signal?.aborted === true;
+      if (config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
+        try {
+          analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
+            workers: config.analysis.workers,
+            onProgress: options.onAnalysisProgress,
+            signal: options.signal,
+          });
+        } catch (err) {
+          if (!aborted()) throw err;
+        }
       }
+      if (aborted()) return { urls, apps, db, demo, analysis, close };
       const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
       for (const subgraph of subgraphs) {
         const app = await ORIGIN_BUILDERS[subgraph](deps);

@@ -31,12 +31,14 @@ async function main(): Promise<void> {
   // under way ends (the demo load is one transaction), a second one forces the exit.
   let platform: RunningPlatform | undefined;
   let stopping = false;
+  const startUp = new AbortController();
   const stop = (signal: string) => {
     if (stopping) {
       console.error('Forced exit.');
       process.exit(1);
     }
     stopping = true;
+    startUp.abort();
     console.log(`\n${signal}: ${platform ? 'draining requests and closing the store' : 'stopping after the current start-up step'}...`);
     if (platform) shutDown(platform);
   };
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
   let bar: SingleBar | undefined;
   let analysisBar: SingleBar | undefined;
   platform = await startPlatform(config, origins, {
+    signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => {
       if (phase !== 'analyze') return;
       if (!analysisBar) {

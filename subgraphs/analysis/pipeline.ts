@@ -51,6 +51,8 @@ export interface AnalyzeOptions {
   workers?: number;
   producedAt?: string;
   onProgress?: PipelineProgress;
+  /** Aborting stops the run at the next chunk of documents (runAnalysis then stores nothing). */
+  signal?: AbortSignal;
 }
 
 export interface AnalyzeSummary {
@@ -218,7 +220,8 @@ function workerRunner(url: URL): BatchRunner {
     pending = null;
   };
   worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`analysis worker exited with code ${code}`)));
+  let closing = false;
+  worker.on('exit', (code) => fail(new Error(closing ? 'analysis stopped' : `analysis worker exited with code ${code}`)));
   worker.on('message', (m: { type: string; result?: LoadResult; rows?: SnapshotText[]; count?: number; message?: string }) => {
     if (!pending) return;
     if (m.type === 'rows') pending.onRows?.(m.rows ?? []);
@@ -238,7 +241,7 @@ function workerRunner(url: URL): BatchRunner {
     load: (inputs) => send<LoadResult>({ type: 'load', inputs }),
     analyze: (context, onRows) => send<number>({ type: 'analyze', context }, onRows),
     close: async () => {
-      worker.removeAllListeners('exit');
+      closing = true;
       await worker.terminate();
     },
   };
@@ -261,6 +264,9 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
   const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), inputs.length)) : 0;
   const runners = workerCount > 0 ? Array.from({ length: workerCount }, () => workerRunner(url as URL)) : [inlineRunner()];
   const progress = options.onProgress;
+  // Stopping terminates the workers: their pending passes reject and the run unwinds.
+  const stop = () => void Promise.all(runners.map((r) => r.close()));
+  options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const t0 = performance.now();
     const shares = runners.map((_, k) => inputs.filter((_, i) => i % runners.length === k));
@@ -274,6 +280,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
         return result;
       }),
     );
+    options.signal?.throwIfAborted();
     const t1 = performance.now();
     const table = new TransitionTable();
     for (const l of loaded) table.merge(l.transitions);
@@ -293,6 +300,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     const counts = await Promise.all(
       runners.map((r) =>
         r.analyze(context, (rows) => {
+          if (options.signal?.aborted) return;
           done += rows.length;
           progress?.('analyze', Math.min(done, expected), expected);
           writing = writing.then(() => write(rows));
@@ -300,6 +308,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       ),
     );
     await writing;
+    options.signal?.throwIfAborted();
     const t3 = performance.now();
     const last = model?.folds[model.folds.length - 1];
     return {
@@ -315,6 +324,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       timings: { prepareMs: Math.round(t1 - t0), trainMs: Math.round(t2 - t1), analyzeMs: Math.round(t3 - t2) },
     };
   } finally {
+    options.signal?.removeEventListener('abort', stop);
     await Promise.all(runners.map((r) => r.close()));
   }
 }

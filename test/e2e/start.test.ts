@@ -115,7 +115,7 @@ it('refuses bad configuration with the variable named, exit code 1', async () =>
 
 it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded market', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-int-'));
-  const envInt = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300' };
+  const envInt = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300', ANALYZE_ON_START_DAYS: '3' };
   const child = spawn(process.execPath, [START], { env: envInt, cwd: PROJECT_ROOT });
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -201,3 +201,35 @@ it('Ctrl-C while a large response is being read: the response arrives in full, t
   expect(await within(running.exit, 20_000, 'exit after the drain', running.output)).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
 }, 120_000);
+
+it('Ctrl-C during the start-up analysis stops promptly and stores no snapshot of the interrupted run', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-ana-'));
+  const envAna = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '150' };
+  const child = spawn(process.execPath, [START], { env: envAna, cwd: PROJECT_ROOT });
+  let out = '';
+  let interruptedAt = 0;
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.includes('Analysing the last') && !child.killed) {
+      interruptedAt = Date.now();
+      child.kill('SIGINT');
+    }
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  expect(code).toBe(0);
+  expect(interruptedAt).toBeGreaterThan(0);
+  expect(Date.now() - interruptedAt).toBeLessThan(15_000);
+  expect(out).toContain('Stopped cleanly.');
+  expect(out).not.toContain('Stored');
+
+  // Nothing of the interrupted run was committed: without the start-up step there is no snapshot.
+  const restarted = await start(['analysis'], { ...envAna, ANALYZE_ON_START: 'false' });
+  const secret = fs.readFileSync(path.join(dir, 'dev-hs256-secret'), 'utf8').trim();
+  const { mintPartnerToken } = await import('../../subgraphs/platform/auth.js');
+  const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
+  const res = await request(`${restarted.urls.analysis}/api/v1/results/analysis/ACME`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(404);
+  restarted.child.kill('SIGTERM');
+  expect(await restarted.exit).toBe(0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
