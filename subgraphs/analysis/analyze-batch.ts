@@ -14,6 +14,7 @@ import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/p
 import { signalModelLookup, type SignalModel } from './engine/signal-model.js';
 import { buildDocument, serializeDocument, type UniverseState } from './engine/snapshot.js';
 import { TransitionTable, type TransitionTableJson } from './engine/transitions.js';
+import { isWeekComplete } from './engine/weekly.js';
 
 /** Fewer bars than this give no document (nothing meaningful can be said about two weeks of prices). */
 export const MIN_BARS = 30;
@@ -51,7 +52,8 @@ export class AnalysisBatch {
       if (input.bars.close.length < MIN_BARS) continue;
       const p = prepareSymbol(input);
       this.prepared.push(p);
-      table.add(p.weekly, p.stages);
+      const lastDate = p.input.bars.dates[p.input.bars.dates.length - 1];
+      table.add(p.weekly, p.stages, { lastWeekComplete: isWeekComplete(lastDate, null) });
       parts.push(labelledSamples(p));
     }
     return { symbols: this.prepared.length, transitions: table.toJSON(), samples: concatSamples(parts) };

@@ -17,7 +17,7 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { AnalysisBatch, concatSamples, indexOfDate, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
+import { AnalysisBatch, MIN_BARS, concatSamples, indexOfDate, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
 import type { WorkerRequest } from './analyze-worker.js';
 import { PIPELINE_VERSION, type RegimeDetail, type StageLabel } from './engine/document.js';
 import { sma } from './engine/indicators.js';
@@ -296,17 +296,24 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     const expected = loaded.reduce((s, l) => s + l.symbols, 0) * dates.length;
     let done = 0;
     let writing = Promise.resolve();
+    let failed = false;
     progress?.('analyze', 0, expected);
+    // On any failure no further write is queued, and the ones queued are waited for before the error
+    // propagates: a caller's transaction must not end while a write on it is still pending.
     const counts = await Promise.all(
       runners.map((r) =>
         r.analyze(context, (rows) => {
-          if (options.signal?.aborted) return;
+          if (failed || options.signal?.aborted) return;
           done += rows.length;
           progress?.('analyze', Math.min(done, expected), expected);
           writing = writing.then(() => write(rows));
         }),
       ),
-    );
+    ).catch(async (err: unknown) => {
+      failed = true;
+      await writing.catch(() => undefined);
+      throw err;
+    });
     await writing;
     options.signal?.throwIfAborted();
     const t3 = performance.now();
@@ -365,11 +372,36 @@ export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeO
 }
 
 /**
- * The start-up step: when the latest trading day in the store has no snapshots, analyse the last
- * `days` trading days (so a fresh demo has history to browse). Returns null when nothing was needed.
+ * The start-up step: makes sure each of the last `days` trading days has a snapshot of every equity
+ * that traded that day with enough history (MIN_BARS); analyses from the earliest day that falls short
+ * through the latest. Returns null when nothing was missing. (An equity counts as having enough
+ * history when its first bar is at least MIN_BARS - 1 trading days of the store's calendar back.)
  */
 export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: number, options: Omit<AnalyzeOptions, 'from' | 'to'>): Promise<AnalyzeSummary | null> {
-  const recent = await store.recentTradingDates(db, days);
-  if (recent.length === 0 || (await store.hasSnapshotsOn(db, recent[0]))) return null;
-  return runAnalysis(db, indexSymbol, { ...options, from: recent[recent.length - 1], to: recent[0] });
+  const calendar = await store.recentTradingDates(db, days + MIN_BARS - 1); // newest first
+  const recent = calendar.slice(0, days);
+  if (recent.length === 0) return null;
+  const coverage = await store.snapshotCoverage(db, recent);
+  const firsts = (await store.firstBarDates(db)).sort();
+  const missing = recent.filter((date, k) => {
+    const cutoff = calendar[k + MIN_BARS - 1];
+    // Equities whose first bar is after the cutoff are too young for a document on this date.
+    const young = cutoff === undefined ? firsts.length : firsts.length - upperBound(firsts, cutoff);
+    const { bars, snapshots } = coverage.get(date) ?? { bars: 0, snapshots: 0 };
+    return snapshots < bars - young;
+  });
+  if (missing.length === 0) return null;
+  return runAnalysis(db, indexSymbol, { ...options, from: missing[missing.length - 1], to: recent[0] });
+}
+
+/** Number of sorted strings <= value. */
+function upperBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

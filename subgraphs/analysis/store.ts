@@ -319,6 +319,26 @@ export async function hasSnapshotsOn(db: Queryable, date: string): Promise<boole
   return rows.length > 0;
 }
 
+/** Per date: how many equities have a bar that day, and how many snapshots are stored for it. */
+export async function snapshotCoverage(db: Queryable, dates: readonly string[]): Promise<Map<string, { bars: number; snapshots: number }>> {
+  const rows = await db.query<{ date: string; bars: number; snapshots: number }>(
+    `SELECT d.date::text AS date,
+            (SELECT count(*)::int FROM bars b JOIN securities s USING (symbol) WHERE s.asset_type = 'EQUITY' AND b.date = d.date) AS bars,
+            (SELECT count(*)::int FROM analysis_snapshots a WHERE a.analysis_date = d.date) AS snapshots
+       FROM unnest($1::date[]) AS d(date)`,
+    [dates],
+  );
+  return new Map(rows.map((r) => [r.date, { bars: r.bars, snapshots: r.snapshots }]));
+}
+
+/** Each equity's first bar date. */
+export async function firstBarDates(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ first: string }>(
+    `SELECT min(b.date)::text AS first FROM bars b JOIN securities s USING (symbol) WHERE s.asset_type = 'EQUITY' GROUP BY b.symbol`,
+  );
+  return rows.map((r) => r.first);
+}
+
 /** Every symbol that has snapshots, with its newest snapshot date, in symbol order. */
 export async function snapshotSymbols(db: Queryable): Promise<Array<{ symbol: string; latestDate: string }>> {
   return db.query<{ symbol: string; latestDate: string }>(

@@ -169,15 +169,27 @@ export async function openPostgres(
     query: base.query,
     async transaction(fn) {
       const client = await pool.connect();
+      // The handle refuses work once the transaction has ended: a statement issued late (a forgotten
+      // promise) must fail rather than run in autocommit on a client already back in the pool.
+      let open = true;
+      const inner = queryable(client);
+      const ended = () => Promise.reject(new Error('transaction already ended'));
+      const tx: Queryable = {
+        query: <T>(sql: string, params?: readonly unknown[]) => (open ? inner.query<T>(sql, params) : ended()),
+        exec: (sql: string) => (open ? inner.exec(sql) : ended()),
+      };
       try {
         await client.query('BEGIN');
-        const result = await fn(queryable(client));
+        const result = await fn(tx);
+        open = false;
         await client.query('COMMIT');
         return result;
       } catch (err) {
+        open = false;
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
+        open = false;
         client.release();
       }
     },

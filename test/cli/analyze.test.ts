@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { jest } from '@jest/globals';
 import { run } from '../../cli/tradegraph.js';
+import { ensureRecentAnalysis } from '../../subgraphs/analysis/pipeline.js';
 import { latestRun, latestSnapshot } from '../../subgraphs/analysis/store.js';
 import { openPglite, type Db } from '../../subgraphs/platform/db.js';
 import { testConfig } from '../helpers/config.js';
@@ -74,4 +75,17 @@ it('rejects bad arguments and empty ranges, writing nothing', async () => {
   await expect(run(['analyze', '--from', '2026-10-30', '--to', '2026-10-01', '--workers', '0'], config)).rejects.toThrow(/must not be after/);
   await expect(run(['analyze', '--from', '2030-01-01', '--to', '2030-02-01', '--workers', '0'], config)).rejects.toThrow(/no trading days/);
   expect(await count()).toEqual(before);
+});
+
+it('the start-up step fills whatever the last N trading days lack, then has nothing to do', async () => {
+  // The runs above stored the last 10 trading days; asking for 15 analyses the 5 older ones as well.
+  const summary = await inStore((db) => ensureRecentAnalysis(db, config.marketIndexSymbol, 15, { workers: 0 }));
+  expect(summary).toMatchObject({ dates: 15, symbols: 12, snapshots: 180, toDate: '2026-10-30' });
+  expect(await count()).toEqual({ n: 12 * 15, dates: 15 });
+  expect(await inStore((db) => ensureRecentAnalysis(db, config.marketIndexSymbol, 15, { workers: 0 }))).toBeNull();
+  // A day that lost one symbol's snapshot is analysed again, from that day on.
+  await inStore((db) => db.query("DELETE FROM analysis_snapshots WHERE symbol = 'ACME' AND analysis_date = '2026-10-26'"));
+  const refill = await inStore((db) => ensureRecentAnalysis(db, config.marketIndexSymbol, 15, { workers: 0 }));
+  expect(refill).toMatchObject({ fromDate: '2026-10-26', toDate: '2026-10-30', dates: 5 });
+  expect(await count()).toEqual({ n: 12 * 15, dates: 15 });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as store from '../../subgraphs/analysis/store.js';
 import type { SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
 import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
-import { openPglite } from '../../subgraphs/platform/db.js';
+import { openPglite, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate, orderMigrations } from '../../subgraphs/platform/migrations.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 
@@ -71,6 +71,18 @@ describe.each(BACKENDS)('store on %s', (backend) => {
       }),
     ).rejects.toThrow();
     expect((await store.listBars(t.db, 'ACME', { limit: 10 })).total).toBe(0);
+  });
+
+  it('a transaction handle refuses statements once its transaction has ended (a late write cannot autocommit)', async () => {
+    let late: Queryable | undefined;
+    await expect(
+      t.db.transaction(async (tx) => {
+        late = tx;
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await expect((late as Queryable).query("INSERT INTO securities (symbol, name, data_source) VALUES ('LATE', 'Late Corp', 'imported')")).rejects.toThrow();
+    expect(await store.findSecurity(t.db, 'LATE')).toBeNull();
   });
 
   it('refuses bars that break the table checks (high < low, unknown symbol)', async () => {

@@ -15,6 +15,8 @@
  *   stage_2, stage_3, stage_4  one-hot Weinstein stage of the last complete week (stage 1 is the base case)
  *
  * Label: 1 when the forward HORIZON_DAYS log return beats the index's over the same days, else 0.
+ * A sample's time (for the walk-forward split) is the universe time of its label's last bar less
+ * HORIZON_DAYS: the sample's own day when the symbol has no gaps, later when it has.
  * A day needs 200 bars of history (the 200-day SMA) and, for a label, HORIZON_DAYS bars after it.
  */
 import type { PreparedSymbol } from './prepared.js';
@@ -112,7 +114,10 @@ export function labelledSamples(p: PreparedSymbol): SampleSet {
     const benchFwd = bench ? log(bench[t + HORIZON_DAYS] / bench[t]) : 0;
     if (!Number.isFinite(fwd - benchFwd)) continue;
     y[n] = fwd - benchFwd > 0 ? 1 : 0;
-    time[n] = p.input.time[t];
+    // The walk-forward embargo keeps a sample out of a window's training set unless time <= start - 20.
+    // Stating the sample's time as (time of its label's last bar) - 20 makes that mean "the outcome was
+    // known by the window's start" even when the symbol has gaps (20 bars may span more than 20 days).
+    time[n] = p.input.time[t + HORIZON_DAYS] - HORIZON_DAYS;
     n++;
   }
   return { n, x: x.subarray(0, n * FEATURE_COUNT), y: y.subarray(0, n), time: time.subarray(0, n) };

@@ -5,7 +5,7 @@
  */
 import type { BarSeries } from './market-types.js';
 import { atr, bollinger, ema, historicalVolatility, macd, rsi, sma } from './indicators.js';
-import { toWeekly, type WeeklyBars } from './weekly.js';
+import { isWeekComplete, toWeekly, type WeeklyBars } from './weekly.js';
 import { classifyStages, type StageSeries } from './stage.js';
 
 export interface SymbolInput {
@@ -51,7 +51,7 @@ export interface PreparedSymbol {
   /** Weekly bars of the whole history (the last week may be partial) and their stages. */
   weekly: WeeklyBars;
   stages: StageSeries;
-  /** For each daily bar, the index of the last COMPLETE week at that bar (-1 before the first one). */
+  /** For each daily bar, the index of the last complete week at that bar (-1 before the first one). */
   completeWeekAt: Int32Array;
   /** Daily relative strength: (close / index) / SMA(close / index, 250) - 1; NaN without an index. */
   relativeStrength: Float64Array;
@@ -98,12 +98,18 @@ export function prepareSymbol(input: SymbolInput): PreparedSymbol {
   const n = input.bars.close.length;
   const weekly = weeklyUpTo(input, n - 1);
   const stages = classifyStages(weekly);
-  // A week is complete at bar i when i is at or after its last bar; the final week counts as complete
-  // only from its own last bar on (it may be partial, but nothing after it is known anyway).
+  // A week is complete at bar i when a later week has begun (i is past its last bar), or at its last
+  // bar when that bar falls on its Friday (or later). The rule reads only dates up to i, so a value is
+  // the same whether computed on the day or from a longer history.
+  const dates = input.bars.dates;
   const completeWeekAt = new Int32Array(n).fill(-1);
   let w = -1;
   for (let i = 0; i < n; i++) {
-    while (w + 1 < weekly.lastIndex.length && weekly.lastIndex[w + 1] <= i) w++;
+    while (w + 1 < weekly.lastIndex.length) {
+      const last = weekly.lastIndex[w + 1];
+      if (last < i || (last === i && isWeekComplete(dates[i], null))) w++;
+      else break;
+    }
     completeWeekAt[i] = w;
   }
   return { input, ind: computeIndicators(input.bars), weekly, stages, completeWeekAt, relativeStrength: dailyRelativeStrength(input) };

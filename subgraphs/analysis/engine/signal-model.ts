@@ -4,8 +4,8 @@
  *
  * Walk-forward: the first test window starts one year (252 trading days) after the first day with
  * features; then the model is retrained every quarter (63 trading days). A window starting at day T
- * is predicted by a model trained on samples up to day T - 20 only (labels look 20 days ahead, so that
- * is the last day whose label is known at T). Training sets are capped at 100,000 samples by an even
+ * is predicted by a model trained only on samples whose label's last bar is on or before T (see the
+ * sample time in features.ts, which also covers symbols with gaps). Training sets are capped at 100,000 samples by an even
  * stride. Fold boundaries do not depend on how much history follows, so the model used for any date is
  * the same whether or not later bars exist. Snapshots dated before the first window get no ML signal.
  *

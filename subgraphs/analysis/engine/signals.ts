@@ -6,8 +6,8 @@
  *                  above the base on volume); stage 3: -0.5; stage 4: -1
  *   relative       Mansfield RS above 0 and rising: +1; below 0 and falling: -1; otherwise 0
  *   patterns       pattern_signal.net_confidence (-1..1)
- *   trend          close above a rising 50-day SMA: +1; below a falling one: -1; otherwise 0
- *   momentum       MACD histogram sign (+1 / -1) and RSI: above 75 overbought -0.5, below 25 in stage 4 -0.5
+ *   trend          close above a rising 50-day SMA (vs 10 days earlier): +1; below a falling one: -1; else 0
+ *   momentum       MACD histogram sign (+0.5 / -0.5) and RSI: above 75 overbought -0.5, below 25 in stage 4 -0.5
  *   regime         bull +1, bear -1, sideways 0 (the universe index's regime)
  * BUY when score >= 0.3 and the stage is 1 or 2; SELL when score <= -0.3; HOLD otherwise.
  * Confidence: BUY/SELL 0.5 + 0.5 * (|score| - 0.3) / 0.7; HOLD 0.5 + 0.5 * (1 - |score| / 0.3),
@@ -110,10 +110,11 @@ export function rulesSignal(input: RulesInput): RulesSignal {
   }
   if (Number.isFinite(input.sma50) && Number.isFinite(input.sma50Prior)) {
     const rising = input.sma50 > input.sma50Prior;
+    const falling = input.sma50 < input.sma50Prior;
     if (input.close > input.sma50 && rising) {
       votes.trend = 1;
       reasons.push('close above a rising 50-day average');
-    } else if (input.close < input.sma50 && !rising) {
+    } else if (input.close < input.sma50 && falling) {
       votes.trend = -1;
       reasons.push('close below a falling 50-day average');
     }

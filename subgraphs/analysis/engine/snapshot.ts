@@ -5,7 +5,8 @@
  *
  * Windows: `detected_patterns` look back 250 trading days, `recent_patterns` 60; support and resistance
  * come from the last 250 days' pivots (at most 5 per side). The pattern lists keep the most recent
- * MAX_PATTERNS / MAX_RECENT_PATTERNS entries; `best_pattern` and `pattern_signal` use every detection.
+ * MAX_PATTERNS / MAX_RECENT_PATTERNS entries; `best_pattern` and `pattern_signal` use every detection of
+ * the window (detectPatterns keeps at most 12).
  *
  * Stored numbers keep what the data supports: integers as they are, other values of magnitude >= 1 to
  * 4 decimals, smaller ones to 6 significant digits (see serializeDocument).

@@ -3,8 +3,9 @@
  * many symbols' weekly stage histories and turned into row-normalised probabilities.
  *
  * - Counting: for every symbol and every week w whose stage and previous week's stage are both determined
- *   (1..4), the pair (stage[w-1] -> stage[w]) is counted in the bucket of week w's ISO week key. A bucket
- *   remembers the latest last-trading-day among the weeks counted in it (its "last date").
+ *   (1..4), the pair (stage[w-1] -> stage[w]) is counted in the bucket of week w's ISO week key. A bucket's
+ *   "last date" is the Friday of its week (weekEndDate), the week's nominal close, so whether a week counts
+ *   through a date never depends on whether its Friday was a trading day.
  * - Only complete weeks count. A week's stage is settled only when the week has closed, so `add` skips the
  *   symbol's last week unless the caller says it is complete (`{ lastWeekComplete: true }`, e.g. when the
  *   market calendar's next trading date falls in a later ISO week: see isWeekComplete in weekly.ts). All
@@ -21,7 +22,7 @@
  */
 import type { StageLabel, StageNumber, TransitionProbabilities } from './document.js';
 import type { StageSeries } from './stage.js';
-import type { WeeklyBars } from './weekly.js';
+import { weekEndDate, type WeeklyBars } from './weekly.js';
 
 /** Serialised table: plain data only. `counts` holds 16 numbers, index (from - 1) * 4 + (to - 1). */
 export interface TransitionTableJson {
@@ -73,7 +74,7 @@ export class TransitionTable {
       const from = stage[w - 1];
       const to = stage[w];
       if (from < 1 || from > 4 || to < 1 || to > 4) continue;
-      this.bucket(weekly.weekKeys[w], weekly.dates[w]).counts[(from - 1) * 4 + (to - 1)]++;
+      this.bucket(weekly.weekKeys[w], weekEndDate(weekly.dates[w])).counts[(from - 1) * 4 + (to - 1)]++;
     }
     this.symbols++;
     this.index = null;

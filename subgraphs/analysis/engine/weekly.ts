@@ -129,6 +129,16 @@ export function isoWeekKey(date: string): string {
 }
 
 /**
+ * The Friday of a date's ISO week (YYYY-MM-DD): the week's nominal close. A week counts for anything
+ * "through" a date only once that date reaches its Friday, whether or not the Friday is a trading day,
+ * so the answer never depends on bars that come later.
+ */
+export function weekEndDate(date: string): string {
+  const friday = dayNumber(date) - isoWeekday(dayNumber(date)) + 4;
+  return new Date(friday * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
  * Whether the week whose last known trading day is `lastDate` is complete: true when the market calendar's
  * next trading date `nextTradingDate` lies in a later ISO week. Without a next date (the end of the data),
  * the week counts as complete only when `lastDate` is a Friday or later in its week.
