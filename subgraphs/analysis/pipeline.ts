@@ -55,6 +55,15 @@ export interface AnalyzeOptions {
   signal?: AbortSignal;
 }
 
+/** The ML model's figures a run reports and records in analysis_runs.model. */
+export interface RunModelSummary {
+  folds: number;
+  oosAccuracy: number | null;
+  oosAuc: number | null;
+  oosSamples: number;
+  trainSamplesLastFold: number;
+}
+
 export interface AnalyzeSummary {
   fromDate: string;
   toDate: string;
@@ -63,7 +72,7 @@ export interface AnalyzeSummary {
   snapshots: number;
   workers: number;
   index: { symbol: string; computed: boolean };
-  model: { folds: number; oosAccuracy: number | null; oosAuc: number | null; oosSamples: number; trainSamplesLastFold: number } | null;
+  model: RunModelSummary | null;
   transitions: number;
   timings: { prepareMs: number; trainMs: number; analyzeMs: number };
 }

@@ -34,6 +34,7 @@ import { pageSize, parseIsoDate } from '../platform/validation.js';
 import { PUBLIC_RESULT_KEYS } from './engine/document.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
+import type { RunModelSummary } from './pipeline.js';
 import * as store from './store.js';
 import type { StoredSnapshot } from './store.js';
 
@@ -56,6 +57,17 @@ export interface AnalysisServiceOptions {
 
 /** A JSON object as the caller may see it (never mutated: shared between requests while cached). */
 export type JsonObject = Readonly<Record<string, unknown>>;
+
+export interface AnalysisRunView {
+  startedAt: string;
+  finishedAt: string;
+  pipelineVersion: string;
+  fromDate: string;
+  toDate: string;
+  symbols: number;
+  snapshots: number;
+  model: RunModelSummary | null;
+}
 
 /** One snapshot as one caller may see it. */
 export interface SnapshotView {
@@ -214,6 +226,30 @@ export class AnalysisService {
     const { items, total } = await store.listSnapshots(this.db, symbol, { from, to, after, limit: limit + 1 });
     const result = page(items, limit, total, (s) => s.analysisDate);
     return { ...result, items: result.items.map((s) => fullView(s, JSON.parse(s.docText) as JsonObject)) };
+  }
+
+  /**
+   * The latest pipeline run and its ML model's walk-forward out-of-sample figures. Public: it describes
+   * the method, not licensed market data.
+   */
+  async latestRun(): Promise<AnalysisRunView | null> {
+    const run = await store.latestRun(this.db);
+    if (!run) return null;
+    const m = run.model as Partial<RunModelSummary> | null;
+    const model =
+      m && typeof m.folds === 'number'
+        ? { folds: m.folds, oosAccuracy: m.oosAccuracy ?? null, oosAuc: m.oosAuc ?? null, oosSamples: m.oosSamples ?? 0, trainSamplesLastFold: m.trainSamplesLastFold ?? 0 }
+        : null;
+    return {
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      pipelineVersion: run.pipelineVersion,
+      fromDate: run.fromDate,
+      toDate: run.toDate,
+      symbols: run.symbols,
+      snapshots: run.snapshots,
+      model,
+    };
   }
 
   /**

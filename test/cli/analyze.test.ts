@@ -8,6 +8,7 @@ import path from 'node:path';
 import { jest } from '@jest/globals';
 import { run } from '../../cli/tradegraph.js';
 import { ensureRecentAnalysis } from '../../subgraphs/analysis/pipeline.js';
+import { AnalysisService } from '../../subgraphs/analysis/service.js';
 import { latestRun, latestSnapshot } from '../../subgraphs/analysis/store.js';
 import { openPglite, type Db } from '../../subgraphs/platform/db.js';
 import { testConfig } from '../helpers/config.js';
@@ -66,6 +67,13 @@ it('stores every trading day of --from/--to, and running it again changes nothin
   expect(strip(again?.docText)).toEqual(strip(first?.docText));
   const runRecord = await inStore((db) => latestRun(db));
   expect(runRecord).toMatchObject({ fromDate: '2026-10-19', toDate: '2026-10-30', symbols: 12, snapshots: 120 });
+  // Two years of history hold a walk-forward model; the service reports its out-of-sample figures.
+  const latest = await inStore((db) => new AnalysisService(db, config.demo.symbol).latestRun());
+  expect(latest?.model?.folds).toBeGreaterThanOrEqual(1);
+  expect(latest?.model?.oosSamples).toBeGreaterThan(0);
+  expect(latest?.model?.oosAuc).toBeGreaterThan(0);
+  expect(latest?.model?.oosAuc).toBeLessThan(1);
+  expect(out.join('\n')).toMatch(/ML model: \d+ walk-forward folds, out-of-sample accuracy \d+\.\d%, AUC 0\.\d{3}/);
 });
 
 it('rejects bad arguments and empty ranges, writing nothing', async () => {

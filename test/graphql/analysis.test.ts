@@ -6,7 +6,8 @@
  * Expected values are the stored documents' own (read back through the store) and the REST answers.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
+import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
+import { runAnalysis } from '../../subgraphs/analysis/pipeline.js';
 import { latestSnapshot, snapshotOn, upsertSecurities } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
@@ -333,5 +334,24 @@ describe('through the gateway', () => {
     expect(res.body.errors).toBeUndefined();
     const demo = await request<{ result: Doc }>(`${platform.urls.analysis}/api/v1/demo/results/analysis/${DEMO}`);
     expect(res.body.data!.security.analysis).toEqual({ document: demo.body.result, riskParameters: null });
+  });
+});
+
+describe('analysisRun: the latest pipeline run and its model figures (public)', () => {
+  const RUN = '{ analysisRun { fromDate toDate symbols snapshots pipelineVersion model { folds oosAccuracy oosAuc oosSamples trainSamplesLastFold } } }';
+
+  it('is null before the pipeline has recorded a run, then reports the run through the gateway without a token', async () => {
+    expect((await graphql(gateway(), RUN)).body).toEqual({ data: { analysisRun: null } });
+    const summary = await runAnalysis(store.db, config.marketIndexSymbol, { workers: 0 });
+    const res = await graphql<{ analysisRun: { toDate: string; symbols: number; snapshots: number; pipelineVersion: string; model: unknown } }>(gateway(), RUN);
+    expect(res.body.data?.analysisRun).toEqual({
+      fromDate: summary.toDate,
+      toDate: summary.toDate,
+      symbols: summary.symbols,
+      snapshots: summary.snapshots,
+      pipelineVersion: PIPELINE_VERSION,
+      // One year of demo history is shorter than the first walk-forward window: no model yet, and it says so.
+      model: null,
+    });
   });
 });

@@ -74,15 +74,11 @@ export interface LogisticModel {
   converged: boolean;
 }
 
-/** Plain-JSON form of a {@link LogisticModel} (numbers, arrays of numbers and one boolean). */
-export interface LogisticModelJson {
-  intercept: number;
-  weights: number[];
-  means: number[];
-  scales: number[];
-  iterations: number;
-  converged: boolean;
-}
+/**
+ * Plain-JSON form of a {@link LogisticModel} (numbers, arrays of numbers and one boolean): the same
+ * fields, named separately because it is what crosses threads and storage and is validated on the way in.
+ */
+export type LogisticModelJson = LogisticModel;
 
 export interface FitOptions {
   /** Penalty strength l2 >= 0 in (l2 / 2) * sum of squared weights of standardised features; default 1. The intercept is not penalised. */

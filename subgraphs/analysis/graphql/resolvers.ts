@@ -9,6 +9,8 @@ import { LocalDateResolver } from 'graphql-scalars';
 import type { RequestContext } from '../../platform/context.js';
 import type { AnalysisService, JsonObject, Page, SnapshotView } from '../service.js';
 import {
+  AnalysisModelType,
+  AnalysisRunType,
   AnalysisSnapshotConnection,
   AnalysisSnapshotType,
   BarConnection,
@@ -153,6 +155,17 @@ export class AnalysisSnapshotResolver {
   ): Promise<AnalysisSnapshotType | null> {
     const view = await this.service.snapshot(await ctx.principal(), symbol, date);
     return view && toSnapshotType(view);
+  }
+
+  @Query(() => AnalysisRunType, {
+    nullable: true,
+    description: "The latest analysis pipeline run, with the ML model's out-of-sample figures; null before the first run",
+  })
+  async analysisRun(): Promise<AnalysisRunType | null> {
+    const run = await this.service.latestRun();
+    if (!run) return null;
+    const model = run.model && Object.assign(new AnalysisModelType(), run.model);
+    return Object.assign(new AnalysisRunType(), { ...run, model });
   }
 }
 

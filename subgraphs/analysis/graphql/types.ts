@@ -310,3 +310,48 @@ export class AnalysisSnapshotConnection {
   @Field(() => Int, { description: 'Snapshots in the requested date range' })
   totalCount!: number;
 }
+
+@ObjectType('AnalysisModel', { description: "The ML signal's walk-forward logistic regression, as last estimated" })
+export class AnalysisModelType {
+  @Field(() => Int, { description: 'Walk-forward windows (quarterly retrains)' })
+  folds!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Out-of-sample accuracy (threshold 0.5), pooled over every window' })
+  oosAccuracy!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Out-of-sample ROC AUC, pooled over every window (0.5 = chance)' })
+  oosAuc!: number | null;
+
+  @Field(() => Int, { description: 'Labelled samples predicted out of sample' })
+  oosSamples!: number;
+
+  @Field(() => Int, { description: 'Training samples of the latest window' })
+  trainSamplesLastFold!: number;
+}
+
+@ObjectType('AnalysisRun', { description: 'One run of the analysis pipeline' })
+export class AnalysisRunType {
+  @Field(() => String)
+  startedAt!: string;
+
+  @Field(() => String)
+  finishedAt!: string;
+
+  @Field(() => String)
+  pipelineVersion!: string;
+
+  @Field(() => LocalDateResolver)
+  fromDate!: string;
+
+  @Field(() => LocalDateResolver)
+  toDate!: string;
+
+  @Field(() => Int)
+  symbols!: number;
+
+  @Field(() => Int)
+  snapshots!: number;
+
+  @Field(() => AnalysisModelType, { nullable: true, description: 'Null when the history was too short for an out-of-sample model' })
+  model!: AnalysisModelType | null;
+}
