@@ -101,6 +101,13 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   let lite: PGlite;
   try {
     lite = await PGlite.create(dataDir ? { dataDir: path.join(dataDir, 'pglite'), parsers } : { parsers });
+    // An embedded store keeps little write-ahead log: PostgreSQL's default (up to 1 GB of recycled
+    // segments) would more than double the disk a demo store takes after one analysis run.
+    if (dataDir) {
+      await lite.exec("ALTER SYSTEM SET max_wal_size = '64MB'");
+      await lite.exec("ALTER SYSTEM SET min_wal_size = '32MB'");
+      await lite.exec('SELECT pg_reload_conf()');
+    }
   } catch (err) {
     unlock();
     throw err;
