@@ -77,6 +77,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),
     graphql: {
       gateway,
+      limits: config.graphqlLimits,
       context: async (request) => ({
         traceId: request.traceId,
         authorization: request.headers.authorization,

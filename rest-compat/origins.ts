@@ -145,7 +145,7 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
       { failWhenDbDown: true, body: () => ({ version: VERSION, timestamp: new Date().toISOString() }) },
       () => ({ demo_symbol: analysis.demoSymbol }),
     ),
-    graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
+    graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   // spec "Analysis service": the read route and (DESIGN section 5) the demo route.
   await app.register(analysisRoutes, { analysis, authenticate, realm: 'tradegraph-analysis' });
@@ -161,7 +161,7 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
   app = await createOrigin({
     // spec: allocation /health -> status; 503 unavailable.
     ...shell(deps, 'allocation', { failWhenDbDown: true, body: () => ({}) }),
-    graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
+    graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   return app;
 }
@@ -174,7 +174,7 @@ export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstan
   app = await createOrigin({
     // spec: search /health is a liveness probe -> always 200 with status ("degraded" without a database).
     ...shell(deps, 'search', { failWhenDbDown: false, body: () => ({}) }),
-    graphql: { schema: subgraph.schema, context: contextFor(authenticate) },
+    graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   // Never silently: a disabled check is announced at every start.
   if (!deps.config.oidc.enforce) app.log.warn('OIDC_ENFORCE=false: the search origin does not check ID tokens (non-production only)');

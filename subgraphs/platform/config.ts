@@ -3,6 +3,7 @@
  * loadConfig is pure (env in, typed config out) and fails fast with every problem listed.
  */
 import os from 'node:os';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-limits.js';
 import path from 'node:path';
 
 export type AppEnv = 'production' | 'development' | 'test';
@@ -55,6 +56,8 @@ export interface AnalysisConfig {
 }
 
 export interface Config {
+  /** Limits on every GraphQL operation, subgraphs and gateway alike (platform/graphql-limits). */
+  graphqlLimits: GraphqlLimits;
   env: AppEnv;
   host: string;
   ports: Record<Origin, number>;
@@ -178,6 +181,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       years: int('DEMO_YEARS', 3, 1, 30),
       endDate: demoEndDate,
       loadOnStart: bool('DEMO_DATA', true),
+    },
+    graphqlLimits: {
+      maxTokens: int('GRAPHQL_MAX_TOKENS', DEFAULT_GRAPHQL_LIMITS.maxTokens, 100, 1_000_000),
+      maxDepth: int('GRAPHQL_MAX_DEPTH', DEFAULT_GRAPHQL_LIMITS.maxDepth, 2, 100),
+      maxAliases: int('GRAPHQL_MAX_ALIASES', DEFAULT_GRAPHQL_LIMITS.maxAliases, 0, 10_000),
+      maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', DEFAULT_GRAPHQL_LIMITS.maxDirectives, 0, 10_000),
+      maxCost: int('GRAPHQL_MAX_COST', DEFAULT_GRAPHQL_LIMITS.maxCost, 10, 100_000_000),
     },
     analysis: {
       workers: int('ANALYZE_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),

@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   BAD_USER_INPUT: 400,
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  /** A GraphQL operation above a depth, alias, directive or cost limit (platform/graphql-limits). */
+  QUERY_LIMIT_EXCEEDED: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

@@ -11,6 +11,7 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv } from './config.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
+import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
 import { traceIdFrom } from './trace.js';
 
@@ -35,6 +36,8 @@ export interface GraphqlMount<Ctx extends BaseContext> {
   gateway?: GatewayInterface;
   /** Builds the per-request context (callers are identified lazily, when a field needs them). */
   context(request: FastifyRequest): Promise<Ctx>;
+  /** Depth, alias, directive, token and cost limits (DEFAULT_GRAPHQL_LIMITS when omitted). */
+  limits?: GraphqlLimits;
 }
 
 export interface OriginOptions<Ctx extends BaseContext> {
@@ -166,6 +169,19 @@ function requestErrorsPlugin(log: FastifyBaseLogger): ApolloServerPlugin<BaseCon
   };
 }
 
+/** Refuses an operation whose estimated cost (with its variables) is above the maximum. */
+function costLimitPlugin(maxCost: number): ApolloServerPlugin<BaseContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, request }) {
+          checkOperationCost(schema, document, request.operationName ?? undefined, request.variables, maxCost);
+        },
+      };
+    },
+  };
+}
+
 /** Longest time a request may take to arrive in full. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Longest time a close waits for in-flight responses before Node drops what is left. */
@@ -266,11 +282,17 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
 async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv): Promise<void> {
   const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
   if (!executor) throw new Error('A GraphQL mount needs a schema or a gateway');
+  const limits = mount.limits ?? DEFAULT_GRAPHQL_LIMITS;
   const apollo = new ApolloServer<Ctx>({
     ...executor,
     // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on.
-    plugins: [requestErrorsPlugin(app.log), ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [])],
+    plugins: [requestErrorsPlugin(app.log), costLimitPlugin(limits.maxCost), ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [])],
+    validationRules: limitRules(limits),
+    parseOptions: { maxTokens: limits.maxTokens },
+    allowBatchedHttpRequests: false,
     introspection: env !== 'production',
+    // No "Did you mean ...?" field suggestions in production errors (they disclose the schema).
+    hideSchemaDetailsFromClientErrors: env === 'production',
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
     formatError: formatGraphqlError,

@@ -166,7 +166,8 @@ function within<T>(promise: Promise<T>, ms: number, step: string, output: () => 
 it('Ctrl-C while a large response is being read: the response arrives in full, then the process exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-drain-'));
   // Ten years of bars: a response of several MB, more than loopback socket buffers take.
-  const running = await start(['analysis'], { ...env, DATA_DIR: dir, DEMO_YEARS: '10' });
+  // A several-MB response on purpose: lift the GraphQL cost limit that would refuse it.
+  const running = await start(['analysis'], { ...env, DATA_DIR: dir, DEMO_YEARS: '10', GRAPHQL_MAX_COST: '100000000' });
   const secret = fs.readFileSync(path.join(dir, 'dev-hs256-secret'), 'utf8').trim();
   const { mintPartnerToken } = await import('../../subgraphs/platform/auth.js');
   const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });

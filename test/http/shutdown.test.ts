@@ -10,7 +10,8 @@ import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, request } from '../helpers/http.js';
 
-const config = testConfig({ DEMO_YEARS: '10' }); // 10 years of bars: responses of several MB
+// 10 years of bars: responses of several MB, which the default GraphQL cost limit would refuse.
+const config = testConfig({ DEMO_YEARS: '10', GRAPHQL_MAX_COST: '100000000' });
 let store: TestDb;
 let platform: RunningPlatform;
 

@@ -1,0 +1,129 @@
+/**
+ * GraphQL limits on every subgraph and on the gateway (platform/graphql-limits): each hostile
+ * operation is refused with a clear 400 before it runs, and the frontend query beside it still passes.
+ * Issue "Production hardening" item 2; DESIGN section 6 ("depth and cost limits, alias limits, CSRF
+ * prevention, introspection and stack traces configurable (off in production)").
+ */
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { DEFAULT_GRAPHQL_LIMITS } from '../../subgraphs/platform/graphql-limits.js';
+import { testConfig, TEST_SECRET } from '../helpers/config.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { request } from '../helpers/http.js';
+
+type Body = { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+
+let store: TestDb;
+let platform: RunningPlatform;
+let token: string;
+// Depth lowered so that the analysis graph, which is shallow, can exceed it; the rest at their defaults.
+const config = testConfig({ DEMO_SYMBOL_COUNT: '12', ANALYZE_ON_START: 'false', GRAPHQL_MAX_DEPTH: '5' });
+
+beforeAll(async () => {
+  store = await openTestDb('pglite');
+  platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway'], { db: store.db });
+  token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'p' });
+});
+afterAll(async () => {
+  await platform?.close();
+  await store?.drop();
+});
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  request<Body>(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
+
+function expectRefused(res: Awaited<ReturnType<typeof post>>, code: string, message: RegExp): void {
+  expect(res.status).toBe(400);
+  expect(res.body.data ?? null).toBeNull();
+  expect(res.body.errors?.[0]?.extensions?.code).toBe(code);
+  expect(res.body.errors?.[0]?.message).toMatch(message);
+  expect(res.text).not.toMatch(/stack|\.js:\d+|INTERNAL_ERROR/);
+}
+
+const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: securities(first: 1) { totalCount }`).join(' ')} }`;
+const directives = (n: number) => `{ securities(first: 1) { ${Array.from({ length: n }, () => 'totalCount @include(if: true)').join(' ')} } }`;
+
+describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
+  const url = () => `${platform.urls[origin]}/graphql`;
+
+  it('depth (fields on the longest path): one deeper than the maximum is refused; one at the maximum runs', async () => {
+    expectRefused(await post(url(), { query: '{ securities(first: 1) { nodes { analysis { bestPattern { keyPoints { label } } } } } }' }), 'QUERY_LIMIT_EXCEEDED', /depth 6 exceeds the maximum of 5/);
+    // Fragments count where they are spread.
+    expectRefused(
+      await post(url(), { query: 'query { securities(first: 1) { ...N } } fragment N on SecurityConnection { nodes { analysis { bestPattern { keyPoints { label } } } } }' }),
+      'QUERY_LIMIT_EXCEEDED',
+      /depth 6/,
+    );
+    const ok = await post(url(), { query: '{ securities(first: 2) { nodes { analysis { bestPattern { type } } } } }' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.errors).toBeUndefined();
+  });
+
+  it('aliases: more than the maximum is refused; a few run', async () => {
+    expectRefused(await post(url(), { query: aliases(DEFAULT_GRAPHQL_LIMITS.maxAliases + 1) }), 'QUERY_LIMIT_EXCEEDED', /aliases 31 exceeds the maximum of 30/);
+    const ok = await post(url(), { query: aliases(3) });
+    expect(ok.status).toBe(200);
+    expect(Object.keys(ok.body.data ?? {})).toEqual(['a0', 'a1', 'a2']);
+  });
+
+  it('directives: more than the maximum is refused; a few run', async () => {
+    expectRefused(await post(url(), { query: directives(DEFAULT_GRAPHQL_LIMITS.maxDirectives + 1) }), 'QUERY_LIMIT_EXCEEDED', /directives 21 exceeds the maximum of 20/);
+    expect((await post(url(), { query: directives(2) })).status).toBe(200);
+  });
+
+  it('tokens: a document longer than the maximum is not even parsed', async () => {
+    const huge = `{ ${Array.from({ length: DEFAULT_GRAPHQL_LIMITS.maxTokens }, () => '__typename').join(' ')} }`;
+    expectRefused(await post(url(), { query: huge }), 'GRAPHQL_PARSE_FAILED', /4000 tokens/);
+  });
+
+  it('cost: 500 securities x 2,000 bars is refused, literally or through variables; a page of bars runs', async () => {
+    const heavy = 'query ($n: Int, $b: Int) { securities(first: $n) { nodes { symbol bars(first: $b) { totalCount } } } }';
+    expectRefused(await post(url(), { query: heavy, variables: { n: 500, b: 2000 } }), 'QUERY_LIMIT_EXCEEDED', /cost \d+ exceeds the maximum of 25000/);
+    expectRefused(await post(url(), { query: '{ securities(first: 500) { nodes { bars(first: 2000) { totalCount } } } }' }), 'QUERY_LIMIT_EXCEEDED', /cost/);
+    const ok = await post(url(), { query: heavy, variables: { n: 5, b: 250 } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.errors).toBeUndefined();
+  });
+
+  it('batched requests are refused', async () => {
+    const res = await post(url(), [{ query: '{ __typename }' }, { query: '{ __typename }' }]);
+    expect(res.status).toBe(400);
+    expect(res.text).not.toMatch(/stack|\.js:\d+/);
+  });
+
+  it('CSRF prevention: a GET without a preflight header is refused, with it the query runs', async () => {
+    const q = encodeURIComponent('{ __typename }');
+    expect((await request(`${url()}?query=${q}`)).status).toBe(400);
+    expect((await request(`${url()}?query=${q}`, { headers: { 'apollo-require-preflight': 'true' } })).status).toBe(200);
+  });
+
+  it('outside production, introspection works and misspelt fields get suggestions', async () => {
+    expect((await post(url(), { query: '{ __schema { queryType { name } } }' })).body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    expect((await post(url(), { query: '{ securitie { totalCount } }' })).body.errors?.[0]?.message).toMatch(/Did you mean/);
+  });
+});
+
+describe('in production', () => {
+  let prod: RunningPlatform;
+  beforeAll(async () => {
+    const prodConfig = testConfig({
+      APP_ENV: 'production',
+      AUTH_HS256_SECRET: '',
+      AUTH_ISSUER: 'https://issuer.example',
+      AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
+      DEMO_DATA: 'false',
+      ANALYZE_ON_START: 'false',
+    });
+    prod = await startPlatform(prodConfig, ['analysis'], { db: store.db });
+  });
+  afterAll(async () => prod?.close());
+
+  it('introspection is off and errors name no fields of the schema', async () => {
+    const url = `${prod.urls.analysis}/graphql`;
+    const introspection = await post(url, { query: '{ __schema { queryType { name } } }' });
+    expect(introspection.status).toBe(400);
+    const misspelt = await post(url, { query: '{ securitie { totalCount } }' });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.errors?.[0]?.message).not.toMatch(/Did you mean|securities/);
+  });
+});
