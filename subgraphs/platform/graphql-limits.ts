@@ -128,13 +128,21 @@ const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity
 
 /** The estimated cost of the operation; throws a 400 QUERY_LIMIT_EXCEEDED when it is above the maximum. */
 export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, maxCost: number): number {
-  const cost = getComplexity({
-    schema,
-    query: document,
-    operationName,
-    variables,
-    estimators: [connectionEstimator, simpleEstimator({ defaultComplexity: 1 })],
-  });
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      operationName,
+      variables,
+      estimators: [connectionEstimator, simpleEstimator({ defaultComplexity: 1 })],
+    });
+  } catch (err) {
+    // Variables that do not fit the operation: it will not run, and the executor reports them to the
+    // caller (400 BAD_USER_INPUT) in its own words.
+    if (err instanceof GraphQLError) return 0;
+    throw err;
+  }
   if (cost > maxCost) throw limitError('cost', cost, maxCost);
   return cost;
 }

@@ -85,6 +85,12 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
     expect(ok.body.errors).toBeUndefined();
   });
 
+  it('variables that do not fit the operation are the caller\'s error (400), not a failure of the cost check', async () => {
+    const res = await post(url(), { query: 'query ($s: String!, $n: Int) { analysis(symbol: $s) { stage } securities(first: $n) { totalCount } }', variables: { n: 'many' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('batched requests are refused', async () => {
     const res = await post(url(), [{ query: '{ __typename }' }, { query: '{ __typename }' }]);
     expect(res.status).toBe(400);

@@ -1,0 +1,154 @@
+/**
+ * Property-based hostile input (fast-check) against the analysis REST routes and the GraphQL endpoints
+ * (analysis subgraph and gateway): wrong types, huge numbers, NaN/Infinity strings, long strings,
+ * unicode, path traversal and SQL meta-characters in symbols, duplicate query parameters, deep JSON.
+ * Every response must be a documented 4xx or a valid 2xx in the documented shape, never a 5xx or a
+ * stack trace, and the store must be unchanged. (Issue "Production hardening" item 5.)
+ */
+import fc from 'fast-check';
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { ERROR_CODES } from '../../subgraphs/platform/errors.js';
+import { seedAnalysis } from '../helpers/analysis.js';
+import { testConfig, TEST_SECRET } from '../helpers/config.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { request } from '../helpers/http.js';
+
+let store: TestDb;
+let platform: RunningPlatform;
+let token: string;
+let before: string;
+const config = testConfig({ DEMO_SYMBOL_COUNT: '12', ANALYZE_ON_START: 'false' });
+const RUNS = 200;
+
+const counts = async () =>
+  JSON.stringify(
+    await store.db.query(
+      'SELECT (SELECT count(*)::int FROM securities) AS s, (SELECT count(*)::int FROM bars) AS b, (SELECT count(*)::int FROM analysis_snapshots) AS a, (SELECT count(*)::int FROM analysis_runs) AS r',
+    ),
+  );
+
+beforeAll(async () => {
+  store = await openTestDb('pglite');
+  platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway'], { db: store.db });
+  await seedAnalysis(store.db, { days: 3 });
+  token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'fuzzer' });
+  before = await counts();
+});
+afterAll(async () => {
+  expect(await counts()).toBe(before); // rejected (and accepted read-only) requests changed nothing
+  await platform?.close();
+  await store?.drop();
+});
+
+/** Strings a hostile client sends where a symbol or a date belongs. */
+const hostile = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom(
+    'ACME', ' acme ', 'acme%00', '../../etc/passwd', '..%2F..%2Fetc', "ACME' OR '1'='1", 'ACME;DROP TABLE bars;--', '%', '_', '\\',
+    'NaN', 'Infinity', '-Infinity', '1e309', '9'.repeat(400), 'A'.repeat(5000), '🚀', 'Ａ', '\u202e', '<script>', '{}', '[]', 'null',
+    '2026-02-30', '2026-13-01', '0000-00-00', '9999-12-31', '2026-10-30T00:00:00Z', '-1', '',
+  ),
+);
+
+function expectDocumentedResponse(status: number, text: string, contentType: string | null): void {
+  expect(status).toBeLessThan(500);
+  expect(text).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|stack/i);
+  if (status >= 400 && contentType?.includes('json')) {
+    const body = JSON.parse(text) as { code?: string; errors?: Array<{ extensions?: { code?: string } }> };
+    const code = body.code ?? body.errors?.[0]?.extensions?.code ?? '';
+    expect(code in ERROR_CODES).toBe(true);
+    expect(ERROR_CODES[code as keyof typeof ERROR_CODES]).toBe(status);
+  }
+}
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<void> {
+  const res = await fetch(`${platform.urls.analysis}${path}`, { headers });
+  expectDocumentedResponse(res.status, await res.text(), res.headers.get('content-type'));
+}
+
+const enc = encodeURIComponent;
+
+it('the analysis read, with or without a token, answers every symbol and date with a documented status', async () => {
+  await fc.assert(
+    fc.asyncProperty(hostile, fc.option(hostile), fc.boolean(), async (symbol, date, withToken) => {
+      const query = date === null ? '' : `?date=${enc(date)}`;
+      await get(`/api/v1/results/analysis/${enc(symbol)}${query}`, withToken ? { authorization: `Bearer ${token}` } : {});
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+it('the demo route, raw path segments and duplicate or odd query parameters never produce a 5xx', async () => {
+  await fc.assert(
+    fc.asyncProperty(hostile, fc.array(fc.tuple(fc.constantFrom('date', 'date', 'symbol', 'page', '__proto__', 'constructor'), hostile), { maxLength: 4 }), async (symbol, params) => {
+      const qs = params.map(([k, v]) => `${k}=${enc(v)}`).join('&');
+      await get(`/api/v1/demo/results/analysis/${enc(symbol)}?${qs}`);
+      await get(`/api/v1/results/analysis/${enc(symbol)}?${qs}`, { authorization: `Bearer ${token}` });
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+it('malformed and foreign bearer tokens are a 401, never a 5xx', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(hostile, fc.base64String({ maxLength: 300 }), fc.constant(`${token.slice(0, -4)}AAAA`), fc.constant('e30.e30.')), async (junk) => {
+      const res = await fetch(`${platform.urls.analysis}/api/v1/results/analysis/ACME`, { headers: { authorization: `Bearer ${junk.replace(/[\r\n]/g, '')}` } }).catch(() => null);
+      if (!res) return; // a header value fetch itself refuses to send
+      expectDocumentedResponse(res.status, await res.text(), res.headers.get('content-type'));
+      expect([200, 401]).toContain(res.status);
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+/** JSON values of any shape, deep ones included. */
+const anyJson = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.constant(JSON.parse(`${'['.repeat(2000)}${']'.repeat(2000)}`) as unknown),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER, -1, 0, 1e308, 'NaN', 'Infinity', 2 ** 31, -(2 ** 31) - 1),
+);
+
+it('GraphQL operations with hostile variables, on the subgraph and the gateway, never produce a 5xx', async () => {
+  const operations = [
+    'query ($s: String!, $d: String) { analysis(symbol: $s, date: $d) { stage price } }',
+    'query ($n: Int, $a: String, $sec: String) { securities(first: $n, after: $a, sector: $sec) { totalCount nodes { symbol } } }',
+    'query ($s: String!, $n: Int, $f: LocalDate, $t: LocalDate) { security(symbol: $s) { bars(first: $n, from: $f, to: $t) { totalCount } } }',
+    'query ($s: String!, $f: LocalDate, $n: Int) { security(symbol: $s) { snapshots(from: $f, first: $n) { totalCount } } }',
+  ];
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('analysis', 'gateway'),
+      fc.constantFrom(...operations),
+      fc.dictionary(fc.constantFrom('s', 'd', 'n', 'a', 'sec', 'f', 't'), fc.oneof(hostile, anyJson)),
+      fc.boolean(),
+      async (origin, query, variables, withToken) => {
+        const res = await request(`${platform.urls[origin as 'analysis' | 'gateway']}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(withToken ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify({ query, variables }),
+        });
+        expectDocumentedResponse(res.status, res.text, 'application/json');
+        for (const error of (res.body as { errors?: Array<{ extensions?: { code?: string } }> }).errors ?? []) {
+          expect(error.extensions?.code).not.toBe('INTERNAL_ERROR');
+        }
+      },
+    ),
+    { numRuns: RUNS },
+  );
+});
+
+it('GraphQL bodies of the wrong shape are client errors', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('analysis', 'gateway'), anyJson, async (origin, body) => {
+      const res = await request(`${platform.urls[origin as 'analysis' | 'gateway']}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expectDocumentedResponse(res.status, res.text, 'application/json');
+    }),
+    { numRuns: RUNS },
+  );
+});
