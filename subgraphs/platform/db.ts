@@ -218,11 +218,13 @@ export async function openDb(options: { databaseUrl?: string; dataDir?: string; 
 
 /** Maps a driver failure (server gone, pool timeout) to 503; anything else stays as it is. */
 export function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: string }).code ?? '';
+  // Duck-typed, not `instanceof Error`: socket errors are created by Node's own realm, which is not
+  // always the realm of this module (a VM context, a test runner's sandbox).
+  if (typeof err !== 'object' || err === null) return false;
+  const { code = '', message = '' } = err as { code?: unknown; message?: unknown };
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|database closed|Client has encountered a connection error/i.test(err.message)
+    (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code)) ||
+    (typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|database closed|Client has encountered a connection error/i.test(message))
   );
 }
 

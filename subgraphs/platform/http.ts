@@ -60,6 +60,9 @@ function knownError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (isConnectionError(err)) return unavailable();
   if (err instanceof GraphQLError && err.originalError) return knownError(err.originalError);
+  // graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown, `thrownValue`).
+  const thrown = (err as { thrownValue?: unknown } | null)?.thrownValue;
+  if (thrown !== undefined && thrown !== err) return knownError(thrown);
   return null;
 }
 

@@ -7,12 +7,15 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
 import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
-import { testConfig } from '../helpers/config.js';
+import { loadSyntheticMarket } from '../../subgraphs/analysis/market-data.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { seedAnalysis } from '../helpers/analysis.js';
+import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000' });
+const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000', LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' });
 const health = (platform: RunningPlatform, origin: 'analysis' | 'allocation' | 'search') => request(`${platform.urls[origin]}/health`);
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
@@ -97,5 +100,36 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     expect(back.status).toBe(200);
     expect((await health(platform, 'allocation')).status).toBe(200);
     expect((await health(platform, 'search')).body).toEqual({ status: 'ok' });
+  });
+
+  // Issue "Production hardening" item 3: data routes, not only /health, fail fast and recover.
+  it('data routes answer 503 in the error shape within a bounded time while the database is cut, and serve again after', async () => {
+    await loadSyntheticMarket(db, { seed: 7, symbolCount: 12, years: 1, endDate: '2026-10-30', indexSymbol: 'TGMI' });
+    const seed = await seedAnalysis(db, { days: 2 });
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'p' });
+    const auth = { authorization: `Bearer ${token}` };
+    // A dated read is never served from the latest-snapshot cache: it always needs the database.
+    const dated = () => request(`${platform.urls.analysis}/api/v1/results/analysis/ACME?date=${seed.latestDate}`, { headers: auth });
+    const bars = () =>
+      request<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${platform.urls.analysis}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ query: '{ security(symbol: "ACME") { bars(first: 3) { totalCount } } }' }),
+      });
+    expect((await dated()).status).toBe(200);
+
+    await proxy.cut();
+    const started = Date.now();
+    const rest = await dated();
+    expect(rest.status).toBe(503);
+    expectErrorShape(rest.body, 'SERVICE_UNAVAILABLE');
+    const graph = await bars();
+    expect(graph.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(graph.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    await proxy.restore();
+    expect((await eventually(dated, (r) => r.status === 200, 5000)).status).toBe(200);
+    expect((await bars()).body.errors).toBeUndefined();
   });
 });
