@@ -28,6 +28,27 @@ function fetchWithTimeout(timeoutMs: number): Fetcher {
 }
 
 class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  constructor(
+    private readonly subgraph: string,
+    options: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
+  ) {
+    super(options);
+  }
+
+  /**
+   * A subgraph that cannot be reached or does not answer in time (no response at all): its part of
+   * the plan fails with SERVICE_UNAVAILABLE naming the subgraph, never its address or the socket error;
+   * the other subgraphs' data is still returned.
+   */
+  override didEncounterError(error: Error, _request: unknown, response?: unknown): void {
+    if (response === undefined) {
+      throw new GraphQLError(`The ${this.subgraph} service is unavailable; try again shortly`, {
+        extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no answer from the subgraph' }] },
+      });
+    }
+    throw error;
+  }
+
   /**
    * A subgraph that refuses a fetch (4xx) explains why in a GraphQL errors body; relay that error
    * (its message and registry code were made safe by the subgraph) instead of a bare HTTP status.
@@ -56,7 +77,7 @@ export function createGateway(options: { supergraphSdl: string; subgraphUrls: Re
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService: ({ name, url }) =>
-      new ForwardingDataSource({ url: urls[name] ?? url, fetcher: fetchWithTimeout(options.subgraphTimeoutMs) }),
+      new ForwardingDataSource(name, { url: urls[name] ?? url, fetcher: fetchWithTimeout(options.subgraphTimeoutMs) }),
   });
 }
 

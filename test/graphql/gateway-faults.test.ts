@@ -1,0 +1,74 @@
+/**
+ * The gateway with one subgraph down: it answers 200 with the other subgraphs' data and a masked
+ * SERVICE_UNAVAILABLE error for the missing part, within the subgraph timeout, and leaks neither the
+ * subgraph's address nor the socket error. (Issue "Production hardening" item 3; DESIGN section 6.)
+ */
+import net from 'node:net';
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { testConfig } from '../helpers/config.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { request } from '../helpers/http.js';
+
+type Body = { data?: { security?: unknown; allocationStrategies?: Array<{ name: string }> } | null; errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string } }> };
+
+// `security` (analysis) is nullable, so the analysis subgraph's outage leaves the allocation part intact.
+// (A non-null root field of a subgraph that is down nulls the whole `data`, as GraphQL requires; the
+// error is the same masked SERVICE_UNAVAILABLE.)
+const QUERY = '{ security(symbol: "ACME") { name } allocationStrategies { name } }';
+let store: TestDb;
+let hung: net.Server;
+let hungPort: number;
+const sockets = new Set<net.Socket>();
+
+beforeAll(async () => {
+  store = await openTestDb('pglite');
+  // A "subgraph" that accepts connections and never answers.
+  hung = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  hungPort = (hung.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => hung.close(resolve));
+  await store?.drop();
+});
+
+async function gatewayWithAnalysisAt(url: string): Promise<RunningPlatform> {
+  const config = testConfig({ DEMO_DATA: 'false', SUBGRAPH_ANALYSIS_URL: url, SUBGRAPH_TIMEOUT_MS: '500' });
+  return startPlatform(config, ['allocation', 'search', 'gateway'], { db: store.db });
+}
+
+function expectPartial(res: Awaited<ReturnType<typeof request<Body>>>, secret: RegExp): void {
+  expect(res.status).toBe(200);
+  expect(res.body.data?.allocationStrategies?.map((s) => s.name)).toContain('KELLY_CRITERION');
+  expect(res.body.data?.security).toBeNull();
+  expect(res.body.errors).toHaveLength(1);
+  expect(res.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/analysis service is unavailable/), extensions: { code: 'SERVICE_UNAVAILABLE' } });
+  expect(res.text).not.toMatch(secret);
+  expect(res.text).not.toMatch(/ECONNREFUSED|fetch failed|aborted|stack|\.js:\d+/i);
+}
+
+it('a subgraph that refuses connections: 200 with the rest of the data and a masked error', async () => {
+  const platform = await gatewayWithAnalysisAt('http://127.0.0.1:1/graphql');
+  try {
+    const res = await request<Body>(`${platform.urls.gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+    expectPartial(res, /127\.0\.0\.1:1\b/);
+  } finally {
+    await platform.close();
+  }
+});
+
+it('a subgraph that never answers: the same, within the subgraph timeout', async () => {
+  const platform = await gatewayWithAnalysisAt(`http://127.0.0.1:${hungPort}/graphql`);
+  try {
+    const started = Date.now();
+    const res = await request<Body>(`${platform.urls.gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+    expect(Date.now() - started).toBeLessThan(3000); // SUBGRAPH_TIMEOUT_MS is 500
+    expectPartial(res, new RegExp(`:${hungPort}\\b`));
+  } finally {
+    await platform.close();
+  }
+});
