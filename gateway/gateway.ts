@@ -10,10 +10,13 @@ import type { FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
+import { originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
 
 export interface GatewayContext {
   traceId: string;
+  /** The caller's address, passed on as X-Forwarded-For (subgraphs that trust the gateway count by it). */
+  clientIp?: string;
   authorization?: string;
   traceparent?: string;
 }
@@ -69,6 +72,7 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
     if ('traceId' in context && context.traceId) headers.set('x-trace-id', context.traceId);
     if ('authorization' in context && context.authorization) headers.set('authorization', context.authorization);
     if ('traceparent' in context && context.traceparent) headers.set('traceparent', context.traceparent);
+    if ('clientIp' in context && context.clientIp) headers.set('x-forwarded-for', context.clientIp);
   }
 }
 
@@ -96,11 +100,15 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     dbHealthTimeoutMs: config.dbHealthTimeoutMs,
     health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
     root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),
+    // The gateway does not verify tokens: it counts callers by address (the subgraphs count partners).
+    rateLimit: originRateLimit(config, 'gateway', async (request) => `ip:${request.ip}`),
+    trustProxy: config.trustProxy,
     graphql: {
       gateway,
       limits: config.graphqlLimits,
       context: async (request) => ({
         traceId: request.traceId,
+        clientIp: request.ip,
         authorization: request.headers.authorization,
         traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
       }),

@@ -17,6 +17,7 @@ import {
   type Principal,
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
+import { originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
 import { createOrigin, type HealthPolicy } from '../subgraphs/platform/http.js';
@@ -45,11 +46,33 @@ const keySourceError = (log: () => KeySourceLog | undefined) => (err: unknown) =
 function partnerAuthenticator(deps: OriginDeps, audience: string, log: () => KeySourceLog | undefined, memo?: TokenMemoOptions): Authenticate {
   const verifier = createPartnerTokenVerifier(deps.partnerAuth, audience, { onKeySourceError: keySourceError(log) });
   const verify = memo ? memoizeVerifier((token) => verifier.verify(token), memo) : (token: string) => verifier.verify(token);
-  return async (request) => {
+  return oncePerRequest(async (request) => {
     const token = bearerToken(request.headers.authorization);
     return token === undefined ? { kind: 'anonymous' } : verify(token);
+  });
+}
+
+/** One verification per request, however many places (rate limiter, handler, resolvers) ask. */
+function oncePerRequest(authenticate: Authenticate): Authenticate {
+  const seen = new WeakMap<FastifyRequest, Promise<Principal>>();
+  return (request) => {
+    let principal = seen.get(request);
+    if (!principal) {
+      principal = authenticate(request);
+      seen.set(request, principal);
+    }
+    return principal;
   };
 }
+
+/** The rate-limit caller: a verified partner or OIDC subject, else the client address. */
+const callerKey = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<string> => {
+  const principal = await authenticate(request).catch(() => null);
+  if (principal?.kind === 'partner') return `partner:${principal.partnerId}`;
+  if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
+  return `ip:${request.ip}`;
+};
+
 
 export interface TokenMemoOptions {
   /** Longest time a verified token is trusted without checking its signature again. */
@@ -95,11 +118,13 @@ export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrinci
 /** OIDC ID tokens (search): the verifier applies the production/non-production rules. */
 function oidcAuthenticator(deps: OriginDeps, log: () => KeySourceLog | undefined): Authenticate {
   const verifier = createOidcTokenVerifier(deps.config.oidc, deps.config.env, { onKeySourceError: keySourceError(log) });
-  return async (request) => verifier.verify(bearerToken(request.headers.authorization));
+  return oncePerRequest(async (request) => verifier.verify(bearerToken(request.headers.authorization)));
 }
 
-function shell(deps: OriginDeps, origin: Subgraph, health: HealthPolicy, root?: () => Record<string, unknown>) {
+function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, health: HealthPolicy, root?: () => Record<string, unknown>) {
   return {
+    rateLimit: originRateLimit(deps.config, origin, callerKey(authenticate)),
+    trustProxy: deps.config.trustProxy,
     name: `tradegraph-${origin}`,
     version: VERSION,
     env: deps.config.env,
@@ -141,6 +166,7 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
     ...shell(
       deps,
       'analysis',
+      authenticate,
       // spec "Common to all three services": analysis /health -> status, version, timestamp; 503 unavailable.
       { failWhenDbDown: true, body: () => ({ version: VERSION, timestamp: new Date().toISOString() }) },
       () => ({ demo_symbol: analysis.demoSymbol }),
@@ -160,7 +186,7 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
   const subgraph = await buildAllocationSubgraph(allocation);
   app = await createOrigin({
     // spec: allocation /health -> status; 503 unavailable.
-    ...shell(deps, 'allocation', { failWhenDbDown: true, body: () => ({}) }),
+    ...shell(deps, 'allocation', authenticate, { failWhenDbDown: true, body: () => ({}) }),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   return app;
@@ -173,7 +199,7 @@ export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstan
   const subgraph = await buildSearchSubgraph(search);
   app = await createOrigin({
     // spec: search /health is a liveness probe -> always 200 with status ("degraded" without a database).
-    ...shell(deps, 'search', { failWhenDbDown: false, body: () => ({}) }),
+    ...shell(deps, 'search', authenticate, { failWhenDbDown: false, body: () => ({}) }),
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   // Never silently: a disabled check is announced at every start.

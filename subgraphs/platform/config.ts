@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-limits.js';
+import { parsePartnerBudgets, type RateLimitConfig } from './rate-limit.js';
 import path from 'node:path';
 
 export type AppEnv = 'production' | 'development' | 'test';
@@ -58,6 +59,10 @@ export interface AnalysisConfig {
 export interface Config {
   /** Limits on every GraphQL operation, subgraphs and gateway alike (platform/graphql-limits). */
   graphqlLimits: GraphqlLimits;
+  /** Per-caller request budgets (platform/rate-limit); `perOrigin` overrides `max` for one origin. */
+  rateLimit: RateLimitConfig & { perOrigin: Partial<Record<Origin, number>> };
+  /** Fastify trustProxy: which proxies' X-Forwarded-For names the client (false: none). */
+  trustProxy: boolean | string;
   env: AppEnv;
   host: string;
   ports: Record<Origin, number>;
@@ -152,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (hs256Secret && Buffer.byteLength(hs256Secret) < 32) problems.push('AUTH_HS256_SECRET must be at least 32 bytes');
 
+  const redisUrl = opt('REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+
   const oidcEnforce = bool('OIDC_ENFORCE', true);
   if (production && !oidcEnforce) problems.push('OIDC_ENFORCE=false is not allowed in production');
 
@@ -182,6 +190,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endDate: demoEndDate,
       loadOnStart: bool('DEMO_DATA', true),
     },
+    rateLimit: {
+      enabled: bool('RATE_LIMIT_ENABLED', true),
+      max: int('RATE_LIMIT_MAX', 600, 1, 10_000_000),
+      windowMs: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
+      perOrigin: Object.fromEntries(
+        ORIGINS.map((o) => [o, opt(`RATE_LIMIT_${o.toUpperCase()}_MAX`) === undefined ? undefined : int(`RATE_LIMIT_${o.toUpperCase()}_MAX`, 1, 1, 10_000_000)]).filter(([, v]) => v !== undefined),
+      ) as Partial<Record<Origin, number>>,
+      perPartner: parsePartnerBudgets(opt('RATE_LIMIT_PARTNERS'), problems),
+      redisUrl,
+    },
+    trustProxy: trustProxy(opt('TRUST_PROXY')),
     graphqlLimits: {
       maxTokens: int('GRAPHQL_MAX_TOKENS', DEFAULT_GRAPHQL_LIMITS.maxTokens, 100, 1_000_000),
       maxDepth: int('GRAPHQL_MAX_DEPTH', DEFAULT_GRAPHQL_LIMITS.maxDepth, 2, 100),
@@ -224,4 +243,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** TRUST_PROXY: unset/false -> trust no proxy; true -> any; otherwise addresses or CIDRs (e.g. loopback). */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || ['', '0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  return raw;
 }

@@ -13,6 +13,7 @@ import type { AppEnv } from './config.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
+import { registerRateLimit, type OriginRateLimit } from './rate-limit.js';
 import { traceIdFrom } from './trace.js';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
@@ -53,6 +54,10 @@ export interface OriginOptions<Ctx extends BaseContext> {
   root?: () => Record<string, unknown>;
   health: HealthPolicy;
   graphql?: GraphqlMount<Ctx>;
+  /** Per-caller request budgets; none when omitted. */
+  rateLimit?: OriginRateLimit;
+  /** Fastify trustProxy (whose X-Forwarded-For names the client); default false. */
+  trustProxy?: boolean | string;
 }
 
 /** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
@@ -230,6 +235,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
       requestIdLogLabel: 'trace_id',
     }),
     bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustProxy ?? false,
     genReqId: (req) => traceIdFrom(req.headers),
     // A request whose body never finishes (slowloris) cannot hold the server, nor its shutdown.
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -256,6 +262,8 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(reply, appError);
   });
+  // Before any route: the limiter attaches itself to the routes registered after it.
+  if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );

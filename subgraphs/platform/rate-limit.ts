@@ -1,0 +1,94 @@
+/**
+ * Rate limits per caller on every origin (@fastify/rate-limit, fixed windows).
+ *
+ * - Caller: a verified partner's `sub` (analysis, allocation), a verified OIDC subject (search), or the
+ *   client address for everyone else (anonymous calls, bad tokens, the gateway, which does not verify
+ *   tokens itself; the subgraphs behind it count partners by `sub` again).
+ * - Budget: RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS, per origin RATE_LIMIT_<ORIGIN>_MAX, per
+ *   partner RATE_LIMIT_PARTNERS (`sub=max,...`, which wins over the origin's).
+ * - Store: in memory by default (one process); with REDIS_URL in Redis, so replicas of an origin share
+ *   one budget. If Redis does not answer, requests are let through (the origin stays available) and
+ *   the error is logged.
+ * - Over budget: 429 RATE_LIMITED in the error shape, with `Retry-After` and the `RateLimit-Limit`,
+ *   `RateLimit-Remaining` and `RateLimit-Reset` headers (IETF RateLimit header fields draft); those
+ *   three headers are on every limited response. `GET /` and `GET /health` are never limited.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config, Origin } from './config.js';
+import { AppError } from './errors.js';
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests per window per caller, unless the origin or the partner has its own. */
+  max: number;
+  windowMs: number;
+  /** Partner `sub` -> requests per window. */
+  perPartner: Record<string, number>;
+  redisUrl: string | undefined;
+}
+
+export interface OriginRateLimit {
+  config: RateLimitConfig;
+  /** This origin's budget per caller (RATE_LIMIT_<ORIGIN>_MAX, else RATE_LIMIT_MAX). */
+  max: number;
+  /** Keys of the shared store are prefixed with it (one budget per origin, shared by its replicas). */
+  namespace: string;
+  /** `partner:<sub>`, `oidc:<sub>` or `ip:<address>`. */
+  callerKey(request: FastifyRequest): Promise<string>;
+}
+
+/** An origin's settings from the configuration: its own budget, or the common one. */
+export function originRateLimit(config: Pick<Config, 'rateLimit'>, origin: Origin, callerKey: (request: FastifyRequest) => Promise<string>): OriginRateLimit {
+  return { config: config.rateLimit, max: config.rateLimit.perOrigin[origin] ?? config.rateLimit.max, namespace: origin, callerKey };
+}
+
+const PARTNER_PREFIX = 'partner:';
+const UNLIMITED_PATHS = new Set(['/', '/health']);
+
+/** Parses `sub=max,sub=max`; problems are reported by name. */
+export function parsePartnerBudgets(raw: string | undefined, problems: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!raw) return out;
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const at = entry.lastIndexOf('=');
+    const sub = at > 0 ? entry.slice(0, at).trim() : '';
+    const max = Number(at > 0 ? entry.slice(at + 1) : NaN);
+    if (!sub || !Number.isInteger(max) || max < 1) problems.push(`RATE_LIMIT_PARTNERS: "${entry}" is not sub=requests (a positive integer)`);
+    else out[sub] = max;
+  }
+  return out;
+}
+
+export async function registerRateLimit(app: FastifyInstance, options: OriginRateLimit): Promise<void> {
+  if (!options.config.enabled) return;
+  const redis = options.config.redisUrl
+    ? new Redis(options.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000, lazyConnect: true })
+    : undefined;
+  if (redis) {
+    redis.on('error', (err: Error) => app.log.warn({ err }, 'rate-limit store (Redis) error; requests are let through meanwhile'));
+    app.addHook('onClose', async () => {
+      redis.disconnect();
+    });
+    // Connected before the first request is counted; a Redis that is down at start is retried in the
+    // background while requests are let through.
+    await redis.connect().catch((err: unknown) => app.log.warn({ err }, 'rate-limit store (Redis) not reachable at start'));
+  }
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: options.config.windowMs,
+    max: async (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
+    keyGenerator: (request) => options.callerKey(request),
+    allowList: (request) => request.method === 'GET' && UNLIMITED_PATHS.has(request.url.split('?')[0]),
+    redis,
+    nameSpace: `tradegraph:${options.namespace}:`,
+    skipOnError: true,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('RATE_LIMITED', `Too many requests: at most ${context.max} per ${Math.round(options.config.windowMs / 1000)} s; retry in ${context.after}`, [
+        { field: 'rate_limit', message: `limit ${context.max}, window ${options.config.windowMs} ms`, retry_after_seconds: Math.ceil(context.ttl / 1000) },
+      ]),
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * Rate limits per caller (platform/rate-limit): partners by verified `sub`, everyone else by address;
+ * 429 RATE_LIMITED in the error shape with Retry-After and RateLimit headers; per-partner and
+ * per-origin budgets; probes never limited; and, with Redis (TEST_REDIS_URL, as in CI), two instances
+ * of one origin spend one budget. (Issue "Production hardening" item 1; DESIGN section 5 "rate limits".)
+ */
+import { randomBytes } from 'node:crypto';
+import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { testConfig, TEST_SECRET } from '../helpers/config.js';
+import { openTestDb, type TestDb } from '../helpers/db.js';
+import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
+
+let store: TestDb;
+beforeAll(async () => {
+  store = await openTestDb('pglite');
+});
+afterAll(async () => store?.drop());
+
+const base = { DEMO_DATA: 'false', ANALYZE_ON_START: 'false', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: '60000', RATE_LIMIT_PARTNERS: 'partner-big=8', RATE_LIMIT_SEARCH_MAX: '2' };
+const run = randomBytes(4).toString('hex'); // partner ids unique to this run (a shared Redis outlives it)
+
+function graphqlCall(url: string, token?: string): Promise<JsonResponse> {
+  return request(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  });
+}
+
+async function statuses(n: number, call: () => Promise<JsonResponse>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await call()).status);
+  return out;
+}
+
+describe('in memory', () => {
+  const config = testConfig(base);
+  let platform: RunningPlatform;
+  const mint = (sub: string, secret = TEST_SECRET) => mintPartnerToken({ secret, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: sub });
+  beforeAll(async () => {
+    platform = await startPlatform(config, ['analysis', 'search'], { db: store.db });
+  });
+  afterAll(async () => platform?.close());
+  const analysis = () => platform.urls.analysis as string;
+
+  it('an anonymous caller gets its budget, then 429 in the error shape with Retry-After and RateLimit headers', async () => {
+    expect(await statuses(5, () => graphqlCall(analysis()))).toEqual([200, 200, 200, 200, 200]);
+    const limited = await graphqlCall(analysis());
+    expect(limited.status).toBe(429);
+    expectErrorShape(limited.body, 'RATE_LIMITED');
+    expect(limited.body.error).toMatch(/at most 5 per 60 s/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-limit')).toBe('5');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect(limited.headers.get('x-trace-id')).toBe(limited.body.trace_id);
+  });
+
+  it('each verified partner has a budget of its own, and RATE_LIMIT_PARTNERS gives one a larger one', async () => {
+    const one = await mint(`partner-1-${run}`);
+    const first = await graphqlCall(analysis(), one);
+    expect(first.status).toBe(200); // the address is out of budget, the partner is not
+    expect(first.headers.get('ratelimit-remaining')).toBe('4');
+    expect(await statuses(5, () => graphqlCall(analysis(), one))).toEqual([200, 200, 200, 200, 429]);
+    const big = await mint('partner-big');
+    expect(await statuses(9, () => graphqlCall(analysis(), big))).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+  });
+
+  it('a forged token naming a partner spends the address budget, never that partner\'s', async () => {
+    const victim = `partner-2-${run}`;
+    const forged = await mint(victim, 'not-the-secret-0123456789abcdef-0123456789');
+    expect((await graphqlCall(analysis(), forged)).status).toBe(429); // counted by address, which is spent
+    expect((await graphqlCall(analysis(), await mint(victim))).status).toBe(200);
+  });
+
+  it('GET / and /health are never limited', async () => {
+    expect(await statuses(8, () => request(`${analysis()}/health`))).toEqual(Array(8).fill(200));
+    expect(await statuses(8, () => request(`${analysis()}/`))).toEqual(Array(8).fill(200));
+  });
+
+  it('an origin can have its own budget (RATE_LIMIT_SEARCH_MAX)', async () => {
+    const search = platform.urls.search as string;
+    expect(await statuses(3, () => graphqlCall(search))).toEqual([200, 200, 429]);
+  });
+});
+
+(process.env.TEST_REDIS_URL ? describe : describe.skip)('with Redis (REDIS_URL): replicas share one budget', () => {
+  const config = testConfig({ ...base, RATE_LIMIT_MAX: '4', REDIS_URL: process.env.TEST_REDIS_URL as string });
+  let a: RunningPlatform;
+  let b: RunningPlatform;
+  beforeAll(async () => {
+    a = await startPlatform(config, ['analysis'], { db: store.db });
+    b = await startPlatform(config, ['analysis'], { db: store.db });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('two instances of one origin count one partner together', async () => {
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: `shared-${run}` });
+    const urlA = a.urls.analysis as string;
+    const urlB = b.urls.analysis as string;
+    expect(urlA).not.toBe(urlB);
+    const seen = [
+      await graphqlCall(urlA, token),
+      await graphqlCall(urlB, token),
+      await graphqlCall(urlA, token),
+      await graphqlCall(urlB, token),
+    ];
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(seen.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['3', '2', '1', '0']);
+    expect((await graphqlCall(urlB, token)).status).toBe(429);
+    expect((await graphqlCall(urlA, token)).status).toBe(429);
+  });
+});
+
+it('a Redis that does not answer lets requests through (the origin stays available) instead of failing them', async () => {
+  const config = testConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:1' });
+  const platform = await startPlatform(config, ['analysis'], { db: store.db });
+  try {
+    expect(await statuses(3, () => graphqlCall(platform.urls.analysis as string))).toEqual([200, 200, 200]);
+  } finally {
+    await platform.close();
+  }
+});
