@@ -23,6 +23,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
 import { toHttpError } from '../subgraphs/platform/http.js';
+import { errorResponses } from './schemas.js';
 import type { AnalysisService } from '../subgraphs/analysis/service.js';
 
 export const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
@@ -37,6 +38,12 @@ export interface AnalysisRoutesOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+const SYMBOL_PARAMS = {
+  type: 'object',
+  required: ['symbol'],
+  properties: { symbol: { type: 'string', description: 'Ticker, any case; surrounding whitespace ignored' } },
+} as const;
 
 /** The 200 envelope around a result that is already JSON text. */
 export function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
@@ -82,10 +89,15 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     ANALYSIS_RESULT_PATH,
     {
       schema: {
+        summary: 'Latest (or dated) analysis snapshot of a symbol (spec "Analysis service")',
+        tags: ['analysis'],
+        security: [{ bearer: [] }],
+        params: SYMBOL_PARAMS,
         querystring: {
           type: 'object',
           properties: { date: { type: 'string', description: 'Calendar date YYYY-MM-DD of a historical slice; omitted: the latest' } },
         },
+        response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -94,7 +106,17 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     },
   );
 
-  app.get<{ Params: { symbol: string } }>(ANALYSIS_DEMO_PATH, async (request, reply) =>
-    send(reply, await analysis.demoResultText(request.params.symbol)),
+  app.get<{ Params: { symbol: string } }>(
+    ANALYSIS_DEMO_PATH,
+    {
+      schema: {
+        summary: 'Public subset of the demo symbol\'s latest snapshot (spec "Analysis service" > Demo mode; DESIGN section 5)',
+        tags: ['analysis'],
+        params: SYMBOL_PARAMS,
+        response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
+      },
+    },
+    async (request, reply) =>
+      send(reply, await analysis.demoResultText(request.params.symbol)),
   );
 }

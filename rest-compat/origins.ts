@@ -18,6 +18,7 @@ import {
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
 import { originRateLimit } from '../subgraphs/platform/rate-limit.js';
+import { ANALYSIS_SCHEMAS } from './schemas.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
 import { createOrigin, type HealthPolicy } from '../subgraphs/platform/http.js';
@@ -171,6 +172,7 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
       { failWhenDbDown: true, body: () => ({ version: VERSION, timestamp: new Date().toISOString() }) },
       () => ({ demo_symbol: analysis.demoSymbol }),
     ),
+    schemas: ANALYSIS_SCHEMAS,
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   // spec "Analysis service": the read route and (DESIGN section 5) the demo route.

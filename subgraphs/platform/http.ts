@@ -6,6 +6,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
@@ -58,6 +59,8 @@ export interface OriginOptions<Ctx extends BaseContext> {
   rateLimit?: OriginRateLimit;
   /** Fastify trustProxy (whose X-Forwarded-For names the client); default false. */
   trustProxy?: boolean | string;
+  /** JSON Schemas with an `$id` that this origin's routes reference (also components of /openapi.json). */
+  schemas?: readonly object[];
 }
 
 /** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
@@ -268,9 +271,34 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  app.get('/', async () => ({ name: options.name, version: options.version, status: 'ok', ...(options.root?.() ?? {}) }));
+  // The OpenAPI 3.1 document comes from the route schemas that validate requests. Responses are
+  // written with JSON.stringify, not compiled from those schemas, so documenting them changes nothing.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.name, version: options.version, description: 'REST paths of this origin (spec: http-interfaces.md); GraphQL at /graphql' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  for (const schema of [ERROR_SCHEMA, ...(options.schemas ?? [])]) app.addSchema(schema);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/health', async (request, reply) => {
+  app.get(
+    '/',
+    { schema: { summary: 'Name, version and status of the service', response: { 200: { type: 'object', required: ['name', 'version', 'status'], properties: { name: { type: 'string' }, version: { type: 'string' }, status: { type: 'string' } }, additionalProperties: true } } } },
+    async () => ({ name: options.name, version: options.version, status: 'ok', ...(options.root?.() ?? {}) }),
+  );
+
+  const healthSchema = {
+    summary: 'Health probe',
+    response: {
+      200: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok', 'degraded'] } }, additionalProperties: true },
+      503: { $ref: 'Error#' },
+    },
+  };
+  app.get('/health', { schema: healthSchema }, async (request, reply) => {
     let dbUp = true;
     if (options.db) {
       try {
@@ -289,6 +317,21 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   if (options.graphql) await mountGraphql(app, options.graphql, options.env);
   return app;
 }
+
+/** The error shape of every non-2xx response (DESIGN section 5), `Error#` in route schemas. */
+export const ERROR_SCHEMA = {
+  $id: 'Error',
+  type: 'object',
+  required: ['success', 'error', 'code', 'trace_id', 'details'],
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: { type: 'string', description: 'What went wrong, safe to show' },
+    code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Registry code (subgraphs/platform/errors.ts)' },
+    trace_id: { type: 'string', description: 'Also in the x-trace-id header' },
+    details: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+  },
+  additionalProperties: true,
+} as const;
 
 async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv): Promise<void> {
   const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
@@ -316,6 +359,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
   app.route({
     method: ['GET', 'POST'],
     url: '/graphql',
+    schema: { hide: true },
     handler: async (request, reply) => {
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(request.headers)) {

@@ -29,6 +29,7 @@ import { AppError } from '../../subgraphs/platform/errors.js';
 import type { Db } from '../../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../../subgraphs/platform/dev-secret.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
+import { checkResponse, fetchOpenApi, templateFor, type OpenApiDocument } from '../helpers/openapi.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
@@ -78,7 +79,14 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
 
   const mint = (over: Partial<Parameters<typeof mintPartnerToken>[0]> = {}) =>
     mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'partner-1', ...over });
-  const get = (path: string, headers: Record<string, string> = {}) => request<Envelope>(`${platform.urls.analysis}${path}`, { headers });
+  let openapi: OpenApiDocument;
+  // Issue "Production hardening" item 6: every response must fit the origin's own OpenAPI document.
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await request<Envelope>(`${platform.urls.analysis}${path}`, { headers });
+    // (Paths no route serves, 404 ROUTE_NOT_FOUND, are not in the document.)
+    if (templateFor(openapi, path) && res.headers.get('content-type')?.includes('json')) checkResponse(openapi, 'GET', path, res.status, res.body);
+    return res;
+  };
   const partner = (path: string, headers: Record<string, string> = {}) => get(path, { authorization: `Bearer ${token}`, ...headers });
   const stored = async (symbol: string, date?: string): Promise<Doc> => {
     const row = date ? await snapshotOn(store.db, symbol, date) : await latestSnapshot(store.db, symbol);
@@ -89,6 +97,7 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
   beforeAll(async () => {
     store = await openTestDb(backend);
     platform = await startPlatform(config, ['analysis'], { db: store.db });
+    openapi = await fetchOpenApi(platform.urls.analysis as string);
     seed = await seedAnalysis(store.db);
     other = seed.symbols.find((s) => s !== config.demo.symbol) as string;
     token = await mint();
