@@ -9,8 +9,9 @@ import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOp
 import type { FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
+import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
-import { originRateLimit } from '../subgraphs/platform/rate-limit.js';
+import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
 
 export interface GatewayContext {
@@ -39,29 +40,39 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   }
 
   /**
-   * A subgraph that cannot be reached or does not answer in time (no response at all): its part of
-   * the plan fails with SERVICE_UNAVAILABLE naming the subgraph, never its address or the socket error;
-   * the other subgraphs' data is still returned.
+   * A subgraph that cannot be reached, does not answer (or finish its answer) within the timeout, or
+   * answers 5xx: its part of the plan fails with SERVICE_UNAVAILABLE naming the subgraph, never its
+   * address or the socket error; the other subgraphs' data is still returned.
    */
-  override didEncounterError(error: Error, _request: unknown, response?: unknown): void {
-    if (response === undefined) {
+  override didEncounterError(error: Error, _request: unknown, response?: { status?: number }): void {
+    if (error instanceof GraphQLError && typeof error.extensions.code === 'string' && error.extensions.code in ERROR_CODES) throw error;
+    if (response === undefined || (response.status ?? 0) >= 500 || /abort|timeout/i.test(`${error.name} ${error.message}`)) {
       throw new GraphQLError(`The ${this.subgraph} service is unavailable; try again shortly`, {
-        extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no answer from the subgraph' }] },
+        extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no usable answer from the subgraph' }] },
       });
     }
     throw error;
   }
 
   /**
-   * A subgraph that refuses a fetch (4xx) explains why in a GraphQL errors body; relay that error
-   * (its message and registry code were made safe by the subgraph) instead of a bare HTTP status.
+   * A subgraph that refuses a fetch (4xx) explains why, in a GraphQL errors body or (a rate limit, which
+   * acts before GraphQL) in the REST error shape; relay that error with its registry code (made safe by
+   * the subgraph) instead of a bare HTTP status.
    */
   override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
     const error = await super.errorFromResponse(response);
-    const body = (error.extensions.response as { body?: unknown } | undefined)?.body;
-    const first = (body as { errors?: Array<{ message?: unknown; extensions?: { code?: unknown; details?: unknown } }> } | undefined)?.errors?.[0];
-    if (response.status < 500 && first && typeof first.message === 'string') {
+    if (response.status >= 500) return error; // didEncounterError turns it into SERVICE_UNAVAILABLE
+    const body = (error.extensions.response as { body?: unknown } | undefined)?.body as
+      | { errors?: Array<{ message?: unknown; extensions?: { code?: unknown; details?: unknown } }>; error?: unknown; code?: unknown; details?: unknown }
+      | undefined;
+    const first = body?.errors?.[0];
+    if (first && typeof first.message === 'string') {
       return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [] } });
+    }
+    if (body && typeof body.error === 'string' && typeof body.code === 'string' && body.code in ERROR_CODES) {
+      const retryAfter = response.headers.get('retry-after');
+      const details = [...(Array.isArray(body.details) ? body.details : []), ...(retryAfter ? [{ field: 'retry_after_seconds', message: retryAfter }] : [])];
+      return new GraphQLError(body.error, { extensions: { code: body.code, details } });
     }
     return error;
   }
@@ -101,7 +112,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
     root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),
     // The gateway does not verify tokens: it counts callers by address (the subgraphs count partners).
-    rateLimit: originRateLimit(config, 'gateway', async (request) => `ip:${request.ip}`),
+    rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,
     graphql: {
       gateway,

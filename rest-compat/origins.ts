@@ -17,7 +17,7 @@ import {
   type Principal,
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
-import { originRateLimit } from '../subgraphs/platform/rate-limit.js';
+import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { ANALYSIS_SCHEMAS } from './schemas.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
@@ -71,7 +71,7 @@ const callerKey = (authenticate: Authenticate) => async (request: FastifyRequest
   const principal = await authenticate(request).catch(() => null);
   if (principal?.kind === 'partner') return `partner:${principal.partnerId}`;
   if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
-  return `ip:${request.ip}`;
+  return addressKey(request.ip);
 };
 
 

@@ -157,6 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (hs256Secret && Buffer.byteLength(hs256Secret) < 32) problems.push('AUTH_HS256_SECRET must be at least 32 bytes');
 
+  if (production && /^(1|true|yes|on)$/i.test(opt('TRUST_PROXY') ?? '')) {
+    problems.push('TRUST_PROXY=true would let any client choose its address (X-Forwarded-For); name the proxies instead (addresses or CIDRs)');
+  }
   const redisUrl = opt('REDIS_URL');
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
 
@@ -200,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perPartner: parsePartnerBudgets(opt('RATE_LIMIT_PARTNERS'), problems),
       redisUrl,
     },
-    trustProxy: trustProxy(opt('TRUST_PROXY')),
+    trustProxy: trustProxy(opt('TRUST_PROXY') ?? 'loopback'),
     graphqlLimits: {
       maxTokens: int('GRAPHQL_MAX_TOKENS', DEFAULT_GRAPHQL_LIMITS.maxTokens, 100, 1_000_000),
       maxDepth: int('GRAPHQL_MAX_DEPTH', DEFAULT_GRAPHQL_LIMITS.maxDepth, 2, 100),
@@ -245,7 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
-/** TRUST_PROXY: unset/false -> trust no proxy; true -> any; otherwise addresses or CIDRs (e.g. loopback). */
+/** TRUST_PROXY: false -> trust no proxy; true -> any; otherwise addresses or CIDRs (default `loopback`). */
 function trustProxy(raw: string | undefined): boolean | string {
   if (raw === undefined || ['', '0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;

@@ -15,6 +15,7 @@
  * value found and the maximum. Batched HTTP requests are refused by Apollo Server's default.
  */
 import {
+  getOperationAST,
   GraphQLError,
   Kind,
   type ASTVisitor,
@@ -24,6 +25,7 @@ import {
   type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { AppError } from './errors.js';
 // The CommonJS build: it shares the one graphql instance this process loads through `import 'graphql'`
@@ -58,23 +60,31 @@ export function limitError(limit: string, found: number, max: number): GraphQLEr
   return new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400 } } });
 }
 
-/** Deepest selection-set nesting of an operation, following fragment spreads (each at most once per path). */
-function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+/**
+ * Deepest path of a selection set, following fragment spreads. Each fragment's depth is computed once
+ * and cached: a fragment spread many times (or fragments that spread each other in a doubling chain)
+ * costs no more than writing them out once. A fragment met again while it is being computed (a cycle,
+ * which validation refuses anyway) counts 0.
+ */
+function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, cache: Map<string, number>): number {
   if (!set) return 0;
   let deepest = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value.startsWith('__') && selection.name.value !== '__typename') continue;
-      deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, fragments, seen));
+      deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, fragments, cache));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, seen));
+      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, cache));
     } else {
       const name = selection.name.value;
-      const fragment = fragments.get(name);
-      if (!fragment || seen.has(name)) continue;
-      seen.add(name);
-      deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, seen));
-      seen.delete(name);
+      let depth = cache.get(name);
+      if (depth === undefined) {
+        const fragment = fragments.get(name);
+        cache.set(name, 0); // in progress
+        depth = fragment ? depthOf(fragment.selectionSet, fragments, cache) : 0;
+        cache.set(name, depth);
+      }
+      deepest = Math.max(deepest, depth);
     }
   }
   return deepest;
@@ -87,7 +97,7 @@ export function limitRules(limits: GraphqlLimits): Array<(context: ValidationCon
     for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
     return {
       OperationDefinition(node) {
-        const found = depthOf(node.selectionSet, fragments, new Set());
+        const found = depthOf(node.selectionSet, fragments, new Map());
         if (found > limits.maxDepth) context.reportError(limitError('depth', found, limits.maxDepth));
       },
     };
@@ -119,15 +129,27 @@ export function limitRules(limits: GraphqlLimits): Array<(context: ValidationCon
   ];
 }
 
-/** Connections multiply what they select by the page asked for. */
+/**
+ * Connections multiply what they select by the page asked for; a federation entity fetch (`_entities`)
+ * by the number of representations it is sent.
+ */
 const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  if (field.name === '_entities') return 1 + (Array.isArray(args.representations) ? args.representations.length : 1) * childComplexity;
   if (!field.args.some((a) => a.name === 'first')) return undefined;
   const first = typeof args.first === 'number' && args.first > 0 ? args.first : CONNECTION_DEFAULT_PAGE;
   return 1 + first * childComplexity;
 };
 
-/** The estimated cost of the operation; throws a 400 QUERY_LIMIT_EXCEEDED when it is above the maximum. */
+/**
+ * The estimated cost of the operation; throws a 400 QUERY_LIMIT_EXCEEDED when it is above the maximum,
+ * or when the document is too large to estimate at all. Variables that do not fit the operation are
+ * left to the executor, which refuses them with 400 BAD_USER_INPUT (the operation never runs).
+ */
 export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, maxCost: number): number {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 0; // the executor reports the missing or ambiguous operation
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return 0;
   let cost: number;
   try {
     cost = getComplexity({
@@ -138,11 +160,29 @@ export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode
       estimators: [connectionEstimator, simpleEstimator({ defaultComplexity: 1 })],
     });
   } catch (err) {
-    // Variables that do not fit the operation: it will not run, and the executor reports them to the
-    // caller (400 BAD_USER_INPUT) in its own words.
-    if (err instanceof GraphQLError) return 0;
+    // getComplexity gives up on documents with very many selections: refuse those, never let them pass.
+    if (err instanceof GraphQLError) {
+      const cause = new AppError('QUERY_LIMIT_EXCEEDED', 'Query has too many selections to run (its cost cannot even be estimated)', [{ field: 'cost', message: `at most ${maxCost}` }]);
+      throw new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400 } } });
+    }
     throw err;
   }
   if (cost > maxCost) throw limitError('cost', cost, maxCost);
   return cost;
+}
+
+/** In production a subgraph's `_service { sdl }` (the schema, like introspection) is refused. */
+export function serviceSdlRule(context: ValidationContext): ASTVisitor {
+  return {
+    Field(node) {
+      if (node.name.value === '_service') {
+        context.reportError(
+          new GraphQLError('The schema is not served in production', {
+            nodes: [node],
+            originalError: new AppError('FORBIDDEN', 'The schema is not served in production', [{ field: '_service', message: 'not available' }]),
+          }),
+        );
+      }
+    },
+  };
 }

@@ -12,7 +12,7 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv } from './config.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
-import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, type GraphqlLimits } from './graphql-limits.js';
+import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
 import { registerRateLimit, type OriginRateLimit } from './rate-limit.js';
 import { traceIdFrom } from './trace.js';
@@ -66,8 +66,9 @@ export interface OriginOptions<Ctx extends BaseContext> {
 /** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
 function knownError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
+  // A GraphQL error's message may repeat the caller's input: only its cause can be a connection error.
+  if (err instanceof GraphQLError) return err.originalError ? knownError(err.originalError) : null;
   if (isConnectionError(err)) return unavailable();
-  if (err instanceof GraphQLError && err.originalError) return knownError(err.originalError);
   // graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown, `thrownValue`).
   const thrown = (err as { thrownValue?: unknown } | null)?.thrownValue;
   if (thrown !== undefined && thrown !== err) return knownError(thrown);
@@ -341,7 +342,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
     ...executor,
     // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on.
     plugins: [requestErrorsPlugin(app.log), costLimitPlugin(limits.maxCost), ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [])],
-    validationRules: limitRules(limits),
+    validationRules: [...limitRules(limits), ...(env === 'production' && mount.schema ? [serviceSdlRule] : [])],
     parseOptions: { maxTokens: limits.maxTokens },
     allowBatchedHttpRequests: false,
     introspection: env !== 'production',

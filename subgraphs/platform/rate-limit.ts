@@ -7,13 +7,13 @@
  * - Budget: RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS, per origin RATE_LIMIT_<ORIGIN>_MAX, per
  *   partner RATE_LIMIT_PARTNERS (`sub=max,...`, which wins over the origin's).
  * - Store: in memory by default (one process); with REDIS_URL in Redis, so replicas of an origin share
- *   one budget. If Redis does not answer, requests are let through (the origin stays available) and
- *   the error is logged.
+ *   one budget. If Redis is down, stalled or slower than 200 ms, the request is let through (the
+ *   origin stays available) and the error is logged; the start waits at most 1.5 s for Redis.
  * - Over budget: 429 RATE_LIMITED in the error shape, with `Retry-After` and the `RateLimit-Limit`,
  *   `RateLimit-Remaining` and `RateLimit-Reset` headers (IETF RateLimit header fields draft); those
  *   three headers are on every limited response. `GET /` and `GET /health` are never limited.
  */
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config, Origin } from './config.js';
@@ -45,6 +45,15 @@ export function originRateLimit(config: Pick<Config, 'rateLimit'>, origin: Origi
 }
 
 const PARTNER_PREFIX = 'partner:';
+/** A Redis command slower than this fails, and the request it counts is let through. */
+const REDIS_COMMAND_TIMEOUT_MS = 200;
+/** The start waits at most this long for Redis. */
+const REDIS_CONNECT_WAIT_MS = 1500;
+
+/** The address key: IPv6 callers by their /64 (one host can hold a whole /64), IPv4 by address. */
+export function addressKey(ip: string): string {
+  return `ip:${normalizeIP(ip, 64)}`;
+}
 const UNLIMITED_PATHS = new Set(['/', '/health']);
 
 /** Parses `sub=max,sub=max`; problems are reported by name. */
@@ -64,7 +73,7 @@ export function parsePartnerBudgets(raw: string | undefined, problems: string[])
 export async function registerRateLimit(app: FastifyInstance, options: OriginRateLimit): Promise<void> {
   if (!options.config.enabled) return;
   const redis = options.config.redisUrl
-    ? new Redis(options.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000, lazyConnect: true })
+    ? new Redis(options.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, lazyConnect: true })
     : undefined;
   if (redis) {
     redis.on('error', (err: Error) => app.log.warn({ err }, 'rate-limit store (Redis) error; requests are let through meanwhile'));
@@ -73,7 +82,15 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     });
     // Connected before the first request is counted; a Redis that is down at start is retried in the
     // background while requests are let through.
-    await redis.connect().catch((err: unknown) => app.log.warn({ err }, 'rate-limit store (Redis) not reachable at start'));
+    const connected = redis.connect().then(
+      () => true,
+      (err: unknown) => {
+        app.log.warn({ err }, 'rate-limit store (Redis) not reachable at start');
+        return false;
+      },
+    );
+    // A Redis that accepts the connection but never answers must not hold the start either.
+    await Promise.race([connected, new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_WAIT_MS).unref())]);
   }
   await app.register(rateLimit, {
     global: true,
@@ -81,7 +98,7 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     timeWindow: options.config.windowMs,
     max: async (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
     keyGenerator: (request) => options.callerKey(request),
-    allowList: (request) => request.method === 'GET' && UNLIMITED_PATHS.has(request.url.split('?')[0]),
+    allowList: (request) => (request.method === 'GET' || request.method === 'HEAD') && UNLIMITED_PATHS.has(request.url.split('?')[0]),
     redis,
     nameSpace: `tradegraph:${options.namespace}:`,
     skipOnError: true,

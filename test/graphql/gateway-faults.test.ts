@@ -3,6 +3,7 @@
  * SERVICE_UNAVAILABLE error for the missing part, within the subgraph timeout, and leaks neither the
  * subgraph's address nor the socket error. (Issue "Production hardening" item 3; DESIGN section 6.)
  */
+import http from 'node:http';
 import net from 'node:net';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { testConfig } from '../helpers/config.js';
@@ -70,5 +71,30 @@ it('a subgraph that never answers: the same, within the subgraph timeout', async
     expectPartial(res, new RegExp(`:${hungPort}\\b`));
   } finally {
     await platform.close();
+  }
+});
+
+it('a subgraph that refuses the caller (429) or fails (503) is relayed as RATE_LIMITED or SERVICE_UNAVAILABLE', async () => {
+  // A stand-in subgraph answering in the platform's REST error shape, as the rate limiter does.
+  let status = 429;
+  const fake = http.createServer((_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '7' });
+    res.end(JSON.stringify({ success: false, error: 'Too many requests: at most 3 per 60 s; retry in 7 seconds', code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', trace_id: 't', details: [] }));
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const platform = await gatewayWithAnalysisAt(`http://127.0.0.1:${(fake.address() as net.AddressInfo).port}/graphql`);
+  try {
+    const ask = () => request<Body>(`${platform.urls.gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+    const limited = await ask();
+    expect(limited.status).toBe(200);
+    expect(limited.body.data?.allocationStrategies?.length).toBeGreaterThan(0);
+    expect(limited.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/at most 3 per 60 s/), extensions: { code: 'RATE_LIMITED', details: [{ field: 'retry_after_seconds', message: '7' }] } });
+    status = 503;
+    const failing = await ask();
+    expect(failing.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(failing.body.data?.allocationStrategies?.length).toBeGreaterThan(0);
+  } finally {
+    await platform.close();
+    await new Promise((resolve) => fake.close(resolve));
   }
 });

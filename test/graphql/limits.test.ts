@@ -91,6 +91,25 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('fragments spread many times cost no more time than written out: a doubling chain is refused at once', async () => {
+    const chain = Array.from({ length: 30 }, (_, i) => (i === 0 ? 'fragment F0 on Query { __typename }' : `fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }`)).join(' ');
+    const started = Date.now();
+    const res = await post(url(), { query: `{ ...F29 } ${chain}` });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expectRefused(res, 'QUERY_LIMIT_EXCEEDED', /too many selections|cost/);
+  });
+
+  it('padding a costly query with selections does not switch the cost check off', async () => {
+    const pad = Array.from({ length: 15 }, (_, i) => (i === 0 ? 'fragment P0 on Query { __typename }' : `fragment P${i} on Query { ...P${i - 1} ...P${i - 1} }`)).join(' ');
+    expectRefused(await post(url(), { query: `{ securities(first: 500) { nodes { bars(first: 2000) { totalCount } } } ...P14 } ${pad}` }), 'QUERY_LIMIT_EXCEEDED', /too many selections|cost/);
+  });
+
+  it('a variable whose text looks like a database error is the caller\'s mistake (400 BAD_USER_INPUT), not an outage', async () => {
+    const res = await post(url(), { query: 'query ($n: Int) { securities(first: $n) { totalCount } }', variables: { n: 'Connection terminated' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('batched requests are refused', async () => {
     const res = await post(url(), [{ query: '{ __typename }' }, { query: '{ __typename }' }]);
     expect(res.status).toBe(400);
@@ -109,6 +128,16 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
   });
 });
 
+it('an entity fetch (_entities) costs its representations times its selection', async () => {
+  const representations = Array.from({ length: 2000 }, () => ({ __typename: 'Security', symbol: 'ACME' }));
+  const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Security { bars(first: 2000) { totalCount } } } }';
+  const url = `${platform.urls.analysis}/graphql`;
+  expectRefused(await post(url, { query, variables: { r: representations } }), 'QUERY_LIMIT_EXCEEDED', /cost/);
+  const few = await post(url, { query, variables: { r: representations.slice(0, 3) } });
+  expect(few.status).toBe(200);
+  expect(few.body.errors).toBeUndefined();
+});
+
 describe('in production', () => {
   let prod: RunningPlatform;
   beforeAll(async () => {
@@ -123,6 +152,13 @@ describe('in production', () => {
     prod = await startPlatform(prodConfig, ['analysis'], { db: store.db });
   });
   afterAll(async () => prod?.close());
+
+  it('a subgraph does not serve its SDL (_service) either', async () => {
+    const res = await post(`${prod.urls.analysis}/graphql`, { query: '{ _service { sdl } }' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(res.text).not.toMatch(/type Query|Security/);
+  });
 
   it('introspection is off and errors name no fields of the schema', async () => {
     const url = `${prod.urls.analysis}/graphql`;
