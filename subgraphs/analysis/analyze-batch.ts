@@ -11,6 +11,7 @@
 import type { RegimeDetail } from './engine/document.js';
 import { FEATURE_COUNT, labelledSamples, type SampleSet } from './engine/features.js';
 import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/prepared.js';
+import { indexOfSorted } from './engine/sorted.js';
 import { signalModelLookup, type SignalModel } from './engine/signal-model.js';
 import { buildDocument, serializeDocument, type UniverseState } from './engine/snapshot.js';
 import { TransitionTable, type TransitionTableJson } from './engine/transitions.js';
@@ -71,7 +72,7 @@ export class AnalysisBatch {
     for (const p of this.prepared) {
       const dates = p.input.bars.dates;
       for (const date of context.dates) {
-        const i = indexOfDate(dates, date);
+        const i = indexOfSorted(dates, date);
         if (i < MIN_BARS - 1) continue;
         const doc = buildDocument(p, i, universe, context.producedAt);
         pending.push({ symbol: p.input.symbol, analysisDate: date, doc: serializeDocument(doc) });
@@ -85,19 +86,6 @@ export class AnalysisBatch {
     if (pending.length > 0) emit(pending);
     return count;
   }
-}
-
-/** Binary search in ascending YYYY-MM-DD dates; -1 when absent. */
-export function indexOfDate(dates: readonly string[], date: string): number {
-  let lo = 0;
-  let hi = dates.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (dates[mid] < date) lo = mid + 1;
-    else if (dates[mid] > date) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
 
 export function concatSamples(parts: readonly SampleSet[]): SampleSet {

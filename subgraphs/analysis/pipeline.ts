@@ -17,10 +17,11 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { AnalysisBatch, MIN_BARS, concatSamples, indexOfDate, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
+import { AnalysisBatch, MIN_BARS, concatSamples, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
 import type { WorkerRequest } from './analyze-worker.js';
 import { PIPELINE_VERSION, type RegimeDetail, type StageLabel } from './engine/document.js';
 import { sma } from './engine/indicators.js';
+import { indexOfSorted, upperBound } from './engine/sorted.js';
 import { parseBarsCsv, parseSecuritiesCsv } from './engine/market-csv.js';
 import { toSeries, type BarSeries, type SecurityRecord } from './engine/market-types.js';
 import type { SymbolInput } from './engine/prepared.js';
@@ -82,28 +83,7 @@ export const defaultWorkers = (): number => Math.max(1, os.availableParallelism(
 /** Universe from stored securities and bars. */
 export async function loadUniverse(db: Db, indexSymbol: string): Promise<Universe> {
   const securities = await store.listAllSecurities(db);
-  const rows = await db.query<{ symbol: string; dates: string[]; open: number[]; high: number[]; low: number[]; close: number[]; volume: number[] }>(
-    `SELECT symbol,
-            array_agg(date::text ORDER BY date) AS dates,
-            array_agg(open ORDER BY date) AS open,
-            array_agg(high ORDER BY date) AS high,
-            array_agg(low ORDER BY date) AS low,
-            array_agg(close ORDER BY date) AS close,
-            array_agg(volume::float8 ORDER BY date) AS volume
-       FROM bars GROUP BY symbol ORDER BY symbol`,
-  );
-  const series = new Map<string, BarSeries>();
-  for (const r of rows) {
-    series.set(r.symbol, {
-      symbol: r.symbol,
-      dates: r.dates,
-      open: Float64Array.from(r.open),
-      high: Float64Array.from(r.high),
-      low: Float64Array.from(r.low),
-      close: Float64Array.from(r.close),
-      volume: Float64Array.from(r.volume),
-    });
-  }
+  const series = await store.listAllBarSeries(db);
   return buildUniverse(securities, series, indexSymbol);
 }
 
@@ -193,7 +173,7 @@ export function regimesFor(u: Universe, dates: readonly string[]): Record<string
   const sma200 = sma(b.close, 200);
   const out: Record<string, RegimeDetail | null> = {};
   for (const date of dates) {
-    const end = indexOfDate(b.dates, date);
+    const end = indexOfSorted(b.dates, date);
     if (end < 0) {
       out[date] = null;
       continue;
@@ -401,16 +381,4 @@ export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: nu
   });
   if (missing.length === 0) return null;
   return runAnalysis(db, indexSymbol, { ...options, from: missing[missing.length - 1], to: recent[0] });
-}
-
-/** Number of sorted strings <= value. */
-function upperBound(sorted: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

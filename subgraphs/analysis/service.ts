@@ -58,16 +58,8 @@ export interface AnalysisServiceOptions {
 /** A JSON object as the caller may see it (never mutated: shared between requests while cached). */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
-export interface AnalysisRunView {
-  startedAt: string;
-  finishedAt: string;
-  pipelineVersion: string;
-  fromDate: string;
-  toDate: string;
-  symbols: number;
-  snapshots: number;
-  model: RunModelSummary | null;
-}
+/** A recorded run as served: the stored record with its model figures typed, without the internals. */
+export type AnalysisRunView = Omit<store.AnalysisRunRecord, 'model' | 'transitions'> & { model: RunModelSummary | null };
 
 /** One snapshot as one caller may see it. */
 export interface SnapshotView {
@@ -156,12 +148,8 @@ export class AnalysisService {
   ): Promise<Page<Bar>> {
     const symbol = this.symbol(rawSymbol);
     requirePartner(principal, 'daily bars');
-    const from = options.from ? parseIsoDate(options.from, 'from') : undefined;
-    const to = options.to ? parseIsoDate(options.to, 'to') : undefined;
-    if (from && to && from > to) throw new AppError('VALIDATION_FAILED', 'from must not be after to', [{ field: 'from', message: 'after to' }]);
-    const after = options.after ? parseIsoDate(options.after, 'after') : undefined;
-    const limit = pageSize(options.first, 'first', BARS_PAGE.default, BARS_PAGE.max);
-    const { items, total } = await store.listBars(this.db, symbol, { from, to, after, limit: limit + 1 });
+    const { limit, ...range } = datePage(options, BARS_PAGE);
+    const { items, total } = await store.listBars(this.db, symbol, { ...range, limit: limit + 1 });
     return page(items, limit, total, (b) => b.date);
   }
 
@@ -218,12 +206,8 @@ export class AnalysisService {
   async snapshots(principal: Principal, rawSymbol: string, options: SnapshotPageOptions): Promise<Page<SnapshotView>> {
     const symbol = this.symbol(rawSymbol);
     requirePartner(principal, 'the analysis history');
-    const from = options.from ? parseIsoDate(options.from, 'from') : undefined;
-    const to = options.to ? parseIsoDate(options.to, 'to') : undefined;
-    if (from && to && from > to) throw new AppError('VALIDATION_FAILED', 'from must not be after to', [{ field: 'from', message: 'after to' }]);
-    const after = options.after ? parseIsoDate(options.after, 'after') : undefined;
-    const limit = pageSize(options.first, 'first', SNAPSHOTS_PAGE.default, SNAPSHOTS_PAGE.max);
-    const { items, total } = await store.listSnapshots(this.db, symbol, { from, to, after, limit: limit + 1 });
+    const { limit, ...range } = datePage(options, SNAPSHOTS_PAGE);
+    const { items, total } = await store.listSnapshots(this.db, symbol, { ...range, limit: limit + 1 });
     const result = page(items, limit, total, (s) => s.analysisDate);
     return { ...result, items: result.items.map((s) => fullView(s, JSON.parse(s.docText) as JsonObject)) };
   }
@@ -240,16 +224,8 @@ export class AnalysisService {
       m && typeof m.folds === 'number'
         ? { folds: m.folds, oosAccuracy: m.oosAccuracy ?? null, oosAuc: m.oosAuc ?? null, oosSamples: m.oosSamples ?? 0, trainSamplesLastFold: m.trainSamplesLastFold ?? 0 }
         : null;
-    return {
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      pipelineVersion: run.pipelineVersion,
-      fromDate: run.fromDate,
-      toDate: run.toDate,
-      symbols: run.symbols,
-      snapshots: run.snapshots,
-      model,
-    };
+    const { id: _id, transitions: _transitions, model: _stored, ...record } = run;
+    return { ...record, model };
   }
 
   /**
@@ -408,6 +384,18 @@ class LatestSnapshotCache {
       for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
     }
   }
+}
+
+/** A page of a date-ordered history: [from, to] (400 when inverted), an `after` date cursor, a page size. */
+function datePage(
+  options: { from?: string | null; to?: string | null; first?: number | null; after?: string | null },
+  sizes: { default: number; max: number },
+): { from?: string; to?: string; after?: string; limit: number } {
+  const from = options.from ? parseIsoDate(options.from, 'from') : undefined;
+  const to = options.to ? parseIsoDate(options.to, 'to') : undefined;
+  if (from && to && from > to) throw new AppError('VALIDATION_FAILED', 'from must not be after to', [{ field: 'from', message: 'after to' }]);
+  const after = options.after ? parseIsoDate(options.after, 'after') : undefined;
+  return { from, to, after, limit: pageSize(options.first, 'first', sizes.default, sizes.max) };
 }
 
 /** Cuts a fetched `limit + 1` rows to `limit` and says whether more follow. */

@@ -145,6 +145,33 @@ export async function listAllSecurities(db: Queryable): Promise<SecurityRecord[]
   return rows.map(toSecurity);
 }
 
+/** Every symbol's bars in column form, oldest first, in one statement (the analysis pipeline's input). */
+export async function listAllBarSeries(db: Queryable): Promise<Map<string, BarSeries>> {
+  const rows = await db.query<{ symbol: string; dates: string[]; open: number[]; high: number[]; low: number[]; close: number[]; volume: number[] }>(
+    `SELECT symbol,
+            array_agg(date::text ORDER BY date) AS dates,
+            array_agg(open ORDER BY date) AS open,
+            array_agg(high ORDER BY date) AS high,
+            array_agg(low ORDER BY date) AS low,
+            array_agg(close ORDER BY date) AS close,
+            array_agg(volume::float8 ORDER BY date) AS volume
+       FROM bars GROUP BY symbol ORDER BY symbol`,
+  );
+  const series = new Map<string, BarSeries>();
+  for (const r of rows) {
+    series.set(r.symbol, {
+      symbol: r.symbol,
+      dates: r.dates,
+      open: Float64Array.from(r.open),
+      high: Float64Array.from(r.high),
+      low: Float64Array.from(r.low),
+      close: Float64Array.from(r.close),
+      volume: Float64Array.from(r.volume),
+    });
+  }
+  return series;
+}
+
 /** The `days` most recent dates that have bars (any symbol), newest first. */
 export async function recentTradingDates(db: Queryable, days: number): Promise<string[]> {
   const rows = await db.query<{ date: string }>('SELECT DISTINCT date FROM bars ORDER BY date DESC LIMIT $1', [days]);

@@ -200,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perOrigin: Object.fromEntries(
         ORIGINS.map((o) => [o, opt(`RATE_LIMIT_${o.toUpperCase()}_MAX`) === undefined ? undefined : int(`RATE_LIMIT_${o.toUpperCase()}_MAX`, 1, 1, 10_000_000)]).filter(([, v]) => v !== undefined),
       ) as Partial<Record<Origin, number>>,
-      perPartner: parsePartnerBudgets(opt('RATE_LIMIT_PARTNERS'), problems),
+      perPartner: parsePartnerBudgets(list('RATE_LIMIT_PARTNERS', []), problems),
       redisUrl,
     },
     trustProxy: trustProxy(opt('TRUST_PROXY') ?? 'loopback'),

@@ -102,31 +102,26 @@ export function limitRules(limits: GraphqlLimits): Array<(context: ValidationCon
       },
     };
   };
-  const counter = (limit: string, max: number, count: (document: DocumentNode) => number) => (context: ValidationContext): ASTVisitor => ({
-    Document(node) {
-      const found = count(node);
-      if (found > max) context.reportError(limitError(limit, found, max));
-    },
-  });
-  const countNodes = (document: DocumentNode, test: (node: { kind: string; alias?: unknown }) => boolean): number => {
-    let n = 0;
-    const walk = (value: unknown): void => {
-      if (Array.isArray(value)) {
-        for (const item of value) walk(item);
-      } else if (value && typeof value === 'object' && 'kind' in value) {
-        const node = value as { kind: string; alias?: unknown; loc?: unknown };
-        if (test(node)) n++;
-        for (const [key, child] of Object.entries(node)) if (key !== 'loc') walk(child);
-      }
+  // Counted during validation's own walk of the document, reported when it leaves the document.
+  const breadth = (context: ValidationContext): ASTVisitor => {
+    let aliases = 0;
+    let directives = 0;
+    return {
+      Field(node) {
+        if (node.alias) aliases++;
+      },
+      Directive() {
+        directives++;
+      },
+      Document: {
+        leave() {
+          if (aliases > limits.maxAliases) context.reportError(limitError('aliases', aliases, limits.maxAliases));
+          if (directives > limits.maxDirectives) context.reportError(limitError('directives', directives, limits.maxDirectives));
+        },
+      },
     };
-    walk(document);
-    return n;
   };
-  return [
-    depth,
-    counter('aliases', limits.maxAliases, (d) => countNodes(d, (n) => n.kind === Kind.FIELD && n.alias !== undefined)),
-    counter('directives', limits.maxDirectives, (d) => countNodes(d, (n) => n.kind === Kind.DIRECTIVE)),
-  ];
+  return [depth, breadth];
 }
 
 /**

@@ -56,11 +56,10 @@ export function addressKey(ip: string): string {
 }
 const UNLIMITED_PATHS = new Set(['/', '/health']);
 
-/** Parses `sub=max,sub=max`; problems are reported by name. */
-export function parsePartnerBudgets(raw: string | undefined, problems: string[]): Record<string, number> {
+/** Parses the entries of RATE_LIMIT_PARTNERS (`sub=max`); problems are reported by name. */
+export function parsePartnerBudgets(entries: readonly string[], problems: string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  if (!raw) return out;
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of entries) {
     const at = entry.lastIndexOf('=');
     const sub = at > 0 ? entry.slice(0, at).trim() : '';
     const max = Number(at > 0 ? entry.slice(at + 1) : NaN);

@@ -22,6 +22,7 @@
  */
 import type { StageLabel, StageNumber, TransitionProbabilities } from './document.js';
 import type { StageSeries } from './stage.js';
+import { upperBound } from './sorted.js';
 import { weekEndDate, type WeeklyBars } from './weekly.js';
 
 /** Serialised table: plain data only. `counts` holds 16 numbers, index (from - 1) * 4 + (to - 1). */
@@ -124,14 +125,7 @@ export class TransitionTable {
     if (!(current >= 1 && current <= 4)) return null;
     const { lastDates, prefix } = this.prefixIndex();
     // k = number of buckets whose last date is <= throughDate (last dates ascend with the week keys).
-    let lo = 0;
-    let hi = lastDates.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (lastDates[mid] <= throughDate) lo = mid + 1;
-      else hi = mid;
-    }
-    const k = lo;
+    const k = upperBound(lastDates, throughDate);
     if (k === 0) return null;
     const base = k * 16;
     const row = (current - 1) * 4;

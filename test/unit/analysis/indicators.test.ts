@@ -32,8 +32,9 @@ import {
 } from '../../../subgraphs/analysis/engine/indicators.js';
 import { createPrng } from '../../../subgraphs/analysis/engine/prng.js';
 import { PROJECT_ROOT } from '../../../subgraphs/platform/project.js';
+import { refAtr, refBollinger, refEma, refHv, refMacd, refRsi, refSma, refStddev, refTrueRange } from '../../reference/indicators.js';
 
-const { abs, max, sqrt, log } = Math;
+const { abs, max, sqrt } = Math;
 const REL = 1e-9;
 
 // ---------------------------------------------------------------------------------------------------
@@ -76,157 +77,6 @@ function expectWarmUp(values: Float64Array, lookback: number, label: string): vo
   for (let i = lookback; i < values.length; i++) {
     if (Number.isNaN(values[i])) throw new Error(`${label}: NaN after warm-up at ${i}`);
   }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Naive reference implementations: every index computed from scratch, O(n * window) or O(n^2).
-
-function refSma(x: Float64Array, p: number): Float64Array {
-  const out = new Float64Array(x.length).fill(NaN);
-  for (let i = p - 1; i < x.length; i++) {
-    let sum = 0;
-    for (let j = i - p + 1; j <= i; j++) sum += x[j];
-    out[i] = sum / p;
-  }
-  return out;
-}
-
-/**
- * EMA in closed form: with seed s = mean(x[start .. start+p-1]) at t = start+p-1 and k = 2 / (p + 1),
- * ema[i] = (1-k)^(i-t) * s + sum over j in (t, i] of k * (1-k)^(i-j) * x[j].
- */
-function refEma(x: ArrayLike<number>, p: number, start = 0): Float64Array {
-  const n = x.length;
-  const out = new Float64Array(n).fill(NaN);
-  const t = start + p - 1;
-  if (t >= n) return out;
-  let seed = 0;
-  for (let j = start; j <= t; j++) seed += x[j];
-  seed /= p;
-  const k = 2 / (p + 1);
-  for (let i = t; i < n; i++) {
-    let acc = 0;
-    let w = 1;
-    for (let j = i; j > t; j--) {
-      acc += k * w * x[j];
-      w *= 1 - k;
-    }
-    out[i] = acc + w * seed;
-  }
-  return out;
-}
-
-/**
- * Wilder's average in closed form: a[t] = mean(v[t-p+1 .. t]), then
- * a[i] = ((p-1)/p)^(i-t) * a[t] + sum over j in (t, i] of (1/p) * ((p-1)/p)^(i-j) * v[j].
- */
-function refWilder(v: ArrayLike<number>, p: number, t: number): Float64Array {
-  const n = v.length;
-  const out = new Float64Array(n).fill(NaN);
-  if (t >= n) return out;
-  let seed = 0;
-  for (let j = t - p + 1; j <= t; j++) seed += v[j];
-  seed /= p;
-  const decay = (p - 1) / p;
-  for (let i = t; i < n; i++) {
-    let acc = 0;
-    let w = 1;
-    for (let j = i; j > t; j--) {
-      acc += (w * v[j]) / p;
-      w *= decay;
-    }
-    out[i] = acc + w * seed;
-  }
-  return out;
-}
-
-/** RSI as 100 - 100 / (1 + RS), RS = avgGain / avgLoss; TA-Lib's 0 when both averages are (near) zero. */
-function refRsi(x: Float64Array, p: number): Float64Array {
-  const n = x.length;
-  const gains = new Float64Array(n);
-  const losses = new Float64Array(n);
-  for (let i = 1; i < n; i++) {
-    gains[i] = max(x[i] - x[i - 1], 0);
-    losses[i] = max(x[i - 1] - x[i], 0);
-  }
-  const g = refWilder(gains, p, p);
-  const l = refWilder(losses, p, p);
-  const out = new Float64Array(n).fill(NaN);
-  for (let i = p; i < n; i++) {
-    if (g[i] + l[i] < TA_EPSILON) out[i] = 0;
-    else if (l[i] === 0) out[i] = 100;
-    else out[i] = 100 - 100 / (1 + g[i] / l[i]);
-  }
-  return out;
-}
-
-function refTrueRange(h: Float64Array, l: Float64Array, c: Float64Array): Float64Array {
-  const out = new Float64Array(c.length).fill(NaN);
-  for (let i = 1; i < c.length; i++) out[i] = max(h[i] - l[i], abs(h[i] - c[i - 1]), abs(l[i] - c[i - 1]));
-  return out;
-}
-
-function refAtr(h: Float64Array, l: Float64Array, c: Float64Array, p: number): Float64Array {
-  return refWilder(refTrueRange(h, l, c), p, p);
-}
-
-/** Population standard deviation by two passes over each window, times d; TA-Lib's 0 below TA_EPSILON. */
-function refStddev(x: Float64Array, p: number, d = 1): Float64Array {
-  const out = new Float64Array(x.length).fill(NaN);
-  for (let i = p - 1; i < x.length; i++) {
-    let mean = 0;
-    for (let j = i - p + 1; j <= i; j++) mean += x[j];
-    mean /= p;
-    let ss = 0;
-    for (let j = i - p + 1; j <= i; j++) ss += (x[j] - mean) ** 2;
-    const variance = ss / p;
-    out[i] = variance < TA_EPSILON ? 0 : sqrt(variance) * d;
-  }
-  return out;
-}
-
-function refBollinger(x: Float64Array, p: number, d: number) {
-  const middle = refSma(x, p);
-  const sd = refStddev(x, p, 1);
-  const upper = middle.map((m, i) => m + d * sd[i]);
-  const lower = middle.map((m, i) => m - d * sd[i]);
-  const bandwidth = middle.map((m, i) => (upper[i] - lower[i]) / m);
-  return { upper, middle, lower, bandwidth };
-}
-
-/** MACD by its definition, including TA-Lib's seeding of the fast EMA at the slow EMA's first index. */
-function refMacd(x: Float64Array, fast: number, slow: number, signal: number) {
-  if (slow < fast) [fast, slow] = [slow, fast];
-  const n = x.length;
-  const slowEma = refEma(x, slow, 0);
-  const fastEma = refEma(x, fast, slow - fast);
-  const line = slowEma.map((s, i) => fastEma[i] - s);
-  const first = slow - 1 + signal - 1;
-  const macdLine = new Float64Array(n).fill(NaN);
-  const signalLine = new Float64Array(n).fill(NaN);
-  const histogram = new Float64Array(n).fill(NaN);
-  if (first >= n) return { macd: macdLine, signal: signalLine, histogram };
-  const sig = refEma(line.subarray(slow - 1), signal, 0);
-  for (let i = first; i < n; i++) {
-    macdLine[i] = line[i];
-    signalLine[i] = sig[i - (slow - 1)];
-    histogram[i] = line[i] - signalLine[i];
-  }
-  return { macd: macdLine, signal: signalLine, histogram };
-}
-
-/** Sample (n-1) standard deviation of the last p log returns, re-derived from the closes per window. */
-function refHv(c: Float64Array, p: number, perYear: number): Float64Array {
-  const out = new Float64Array(c.length).fill(NaN);
-  for (let i = p; i < c.length; i++) {
-    let mean = 0;
-    for (let j = i - p + 1; j <= i; j++) mean += log(c[j] / c[j - 1]);
-    mean /= p;
-    let ss = 0;
-    for (let j = i - p + 1; j <= i; j++) ss += (log(c[j] / c[j - 1]) - mean) ** 2;
-    out[i] = sqrt(ss / (p - 1)) * sqrt(perYear);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
