@@ -1,0 +1,1458 @@
+/**
+ * The allocation optimizer: candidates, risk settings, an optional constraint pack, an optional prior book
+ * and daily closes in; whole-share LONG positions and diagnostics out. Pure and deterministic: no clock, no
+ * randomness, no I/O; the order candidates are given in does not matter (every ranking tie is broken by
+ * symbol, every sum runs in rank or symbol order).
+ *
+ * Weights are fractions of total capital. Money is handled in integer cents: entry and stop prices are
+ * cents already, total capital is rounded to the cent.
+ *
+ * 1. Ranking and strategy weights (the effective settings are `effectiveRiskSettings(risk_settings)`)
+ *    One candidate per symbol (with duplicates the later analysis_date wins, then the first given). Only
+ *    `eligible` candidates with a usable entry (>= 1 cent) and a stop below the entry are scored.
+ *    Each strategy gives a ranking score and target weights for the ranked names:
+ *    - EQUAL_WEIGHT: equal weights; ranked by confidence (which names to keep when max_positions binds).
+ *    - STAGE_WEIGHTED: score = stage_weights[stage] x strength_factor; weights proportional to the score.
+ *      A name whose stage weighs 0 (default STAGE 4), or that has no stage, gets nothing.
+ *    - CONFIDENCE_WEIGHTED: score = confidence; weights = softmax(confidence / T).
+ *    - KELLY_CRITERION: f* = p - (1 - p) / b, p = win_probability, b = risk_reward_ratio x reward_multiplier;
+ *      half_kelly halves f*; f* <= 0 or b <= 0 gets nothing ("negative edge" note). Score = f*. The
+ *      fractions are absolute: if the ranked names' fractions sum above 1 they are scaled to sum to 1,
+ *      otherwise the rest stays cash (note). No name is ever given more than its own f* (also when
+ *      re-spending leftover cash), so caps never push Kelly money into other names beyond their edge.
+ *    - HYBRID_WEIGHTED: weights = softmax(blend / T) with blend in [0, 1]:
+ *        0.35 x stage part (stage_weights[stage] / max stage weight x strength_factor)
+ *      + 0.35 x confidence
+ *      + 0.20 x Kelly edge (full Kelly f* with b = risk_reward_ratio, divided by 0.5, clamped to [0, 1])
+ *      + 0.10 x relative strength ((RS + 50) / 100 clamped to [0, 1]; unknown RS = 0.5).
+ *      As in STAGE_WEIGHTED, a name whose stage weighs 0 (or that has no stage) gets nothing.
+ *    Softmax subtracts the largest input first; it never changes the order, so the ranked set does not
+ *    depend on T. Ranking: score descending, then symbol ascending; the top max_positions are kept
+ *    ("max_positions" note with how many were kept of how many scored).
+ * 2. Caps, by water-filling. Per-name cap c_i = min(max_position_size, sector_caps.DEFAULT when given,
+ *    max_risk_per_trade / stop_distance_i) (per-trade risk: shares x (entry - stop) <= max_risk_per_trade x
+ *    capital, i.e. w_i x stop_distance_i <= max_risk_per_trade; stop_distance = (entry - stop) / entry in
+ *    cents). Every other sector_caps key caps the weight sum of the names whose sector label equals it
+ *    exactly. Water-filling: the unfrozen names share the unplaced weight in proportion to their target
+ *    weights; names above their cap are frozen at it; sectors above their cap are frozen with the cap
+ *    shared among their names in proportion to target weights (within name caps); repeat until nothing is
+ *    above a cap. What no name can take stays cash ("caps" note). Every cap that bound gets a note with
+ *    the spec field name as prefix and the weight it wanted (the weight water-filling gave it just before
+ *    the cap bound). A sector_caps key that matches no name in the book gets a note.
+ * 3. Total risk: sum(w_i x stop_distance_i) <= max_portfolio_risk, else every weight is scaled down by
+ *    the same factor ("max_portfolio_risk" note).
+ * 4. Vol target (constraint_pack.vol_target_annual): sigma = sqrt(252 x w' S w), S the Ledoit-Wolf
+ *    covariance (covariance.ts) of the book names' daily returns over the last 252 common dates. If sigma
+ *    is above the target: CONFIDENCE_WEIGHTED and HYBRID_WEIGHTED first raise the temperature, re-running
+ *    steps 1-3: if T = base x MAX_TEMPERATURE_RAISE_FACTOR (10) meets the target, 40 bisection steps on
+ *    [base, 10 x base] give the smallest temperature found that meets it; otherwise the temperature with
+ *    the lower vol of the two ends is kept. Then, if still above (or for the other strategies), all weights
+ *    are scaled by target / sigma. A name of the book without closes, or fewer than 20 common returns,
+ *    makes vol unmeasurable: a note says so and the target is not applied.
+ * 5. Turnover (constraint_pack.max_portfolio_turnover_annual with a prior book that has a positive weight).
+ *    One-way turnover = half the sum over all symbols of |w_new - w_prior|. Prior names with a candidate
+ *    (eligible or not) and usable prices join the book after the ranked names (by symbol) and can be kept;
+ *    the others are sold (note), and their sale counts toward turnover first. If the target's turnover is
+ *    above the cap: w = prior + alpha x (target - prior) over the book, alpha = (cap - one-way turnover of
+ *    the forced sales) / (one-way turnover of the rest), clamped to [0, 1]. Then the hard caps (name, sector, capital, total risk, vol)
+ *    are re-applied to the blend; they only bind when the prior book itself breaks one, and then a note
+ *    says the turnover exceeded the cap because of it. A turnover cap without a prior book: only a note
+ *    (turnover is not limited on a first optimize). A prior book without a turnover cap: ignored for
+ *    sizing (note); the turnover against it is still reported in the metrics. When blending keeps more
+ *    names than max_positions (ranked names plus prior names being wound down), a note says so.
+ *    `symbolsNeedingCloses` returns exactly the book names: the ranked names, plus the keepable prior
+ *    names when blending applies.
+ * 6. Whole shares: shares = floor(w x capital / entry) (for a name being reduced toward its target while
+ *    blending: rounded up, never above the prior holding, so rounding does not add turnover). Shares are
+ *    then trimmed if rounding broke a cap (name, per-trade, sector, capital, total risk, vol). Leftover cash
+ *    is spent greedily: passes over the ranked names in rank order, each buying as many shares as every
+ *    constraint allows (cash, name cap, sector cap, per-trade risk, total risk, vol target, turnover cap
+ *    when blending, the Kelly fraction for KELLY_CRITERION), until a pass buys nothing. The vol check keeps
+ *    S w up to date, so each check is O(book). A last note says whether the remaining cash is less than one
+ *    more share of any ranked name or which constraints hold it back.
+ * 7. Rows: best-ranked first, then kept prior names by symbol; zero-share rows dropped. position_value =
+ *    shares x entry, risk_amount = shares x (entry - stop), exact in cents; percent_of_account rounded to
+ *    6 decimals.
+ *    Money out: every money figure (entry_price, stop_loss, target_price, position_value, risk_amount,
+ *    allocated_capital, remaining_capital, total_risk_amount) is a whole number of cents divided by 100:
+ *    the double nearest that 2-decimal value, which prints as the shortest decimal (398.8, never
+ *    398.79999999999995). allocated_capital is the spent cents / 100 and remaining_capital is (total
+ *    cents minus spent cents) / 100, with total cents = round(total_capital * 100), so the two are exact
+ *    in cents: their cents add up to the total cents. Their float sum can still miss total_capital in the
+ *    last binary digit; clients compare money in cents (Math.round(x * 100)), never as float sums.
+ * 8. Diagnostics echo the effective caps, the pack's vol target and turnover cap, the base and effective
+ *    temperatures (null for strategies without one) and the notes. Without a constraint pack the first
+ *    note is NO_CONSTRAINT_PACK_NOTE. Infeasible inputs (nothing eligible, caps that leave nothing,
+ *    capital below one share) give an empty or partial book with notes saying why; nothing here throws.
+ * Notes print weights with 4 decimals and money with 2, so they are deterministic.
+ */
+import type { StageLabel } from '../../analysis/engine/document.js';
+import {
+  MIN_ALIGNED_RETURNS,
+  TRADING_DAYS_PER_YEAR,
+  VOL_WINDOW_DAYS,
+  alignedReturns,
+  ledoitWolf,
+  quadraticForm,
+} from './covariance.js';
+import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
+import {
+  DEFAULT_SECTOR_KEY,
+  DIAGNOSTICS_SCHEMA_VERSION,
+  type BookMetrics,
+  type Candidate,
+  type CloseSeries,
+  type OptimizeInput,
+  type OptimizeResult,
+  type OptimizerDiagnostics,
+  type PortfolioAllocation,
+  type SnapshotRowFields,
+} from './types.js';
+
+export { VOL_WINDOW_DAYS } from './covariance.js';
+
+/** Softmax temperature when the settings give none (CONFIDENCE_WEIGHTED, HYBRID_WEIGHTED). */
+export const DEFAULT_SOFTMAX_TEMPERATURE = 0.2;
+/** Stage factors when the settings give none (STAGE_WEIGHTED, HYBRID_WEIGHTED); missing keys take these. */
+export const DEFAULT_STAGE_WEIGHTS: Readonly<Record<StageLabel, number>> = Object.freeze({
+  'STAGE 1': 0.25,
+  'STAGE 2': 1,
+  'STAGE 3': 0.25,
+  'STAGE 4': 0,
+});
+export const STAGE_LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
+/** KELLY_CRITERION defaults. */
+export const DEFAULT_REWARD_MULTIPLIER = 1;
+export const DEFAULT_HALF_KELLY = false;
+/** The vol target may raise the softmax temperature up to this multiple of the base. */
+export const MAX_TEMPERATURE_RAISE_FACTOR = 10;
+/** Bisection steps when searching the temperature that meets the vol target. */
+export const TEMPERATURE_BISECTION_STEPS = 40;
+/** HYBRID_WEIGHTED blend weights (they sum to 1). */
+export const HYBRID_BLEND_WEIGHTS = Object.freeze({ stage: 0.35, confidence: 0.35, kelly: 0.2, relative_strength: 0.1 });
+/** HYBRID_WEIGHTED: a full-Kelly fraction of this size or more counts as the full Kelly part (1). */
+export const HYBRID_FULL_KELLY_EDGE = 0.5;
+/** HYBRID_WEIGHTED: relative strength -50..50 maps linearly to 0..1. */
+export const HYBRID_RELATIVE_STRENGTH_SPAN = 50;
+/** Upper bound on the leftover-cash passes (each pass that buys nothing ends the spend earlier). */
+export const MAX_GREEDY_PASSES = 100;
+/** The first binding note when the request has no constraint pack. */
+export const NO_CONSTRAINT_PACK_NOTE = 'constraint_pack: none supplied, so only risk_settings were used';
+
+const SOFTMAX_STRATEGIES: ReadonlySet<AllocationStrategy> = new Set(['CONFIDENCE_WEIGHTED', 'HYBRID_WEIGHTED']);
+const STAGE_STRATEGIES: ReadonlySet<AllocationStrategy> = new Set(['STAGE_WEIGHTED', 'HYBRID_WEIGHTED']);
+/** Relative slack on weight comparisons (float noise only). */
+const EPS = 1e-12;
+/** Relative slack on the vol target. */
+const VOL_TOLERANCE = 1e-9;
+
+// ---------------------------------------------------------------------------------------------------
+// Settings
+
+function finite(x: unknown, fallback: number): number {
+  return typeof x === 'number' && Number.isFinite(x) ? x : fallback;
+}
+
+function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/** All four stage keys: given finite values, defaults for the rest. */
+function fullStageWeights(given: Record<string, number> | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const label of STAGE_LABELS) {
+    const v = given ? given[label] : undefined;
+    out[label] = typeof v === 'number' && Number.isFinite(v) ? v : DEFAULT_STAGE_WEIGHTS[label];
+  }
+  return out;
+}
+
+/**
+ * Fills the nulls the chosen strategy reads: softmax_temperature (CONFIDENCE_WEIGHTED, HYBRID_WEIGHTED),
+ * stage_weights with all four `STAGE n` keys (STAGE_WEIGHTED, HYBRID_WEIGHTED; missing keys take the
+ * default), reward_multiplier and half_kelly (KELLY_CRITERION). Every other field is left as given.
+ */
+export function effectiveRiskSettings(settings: RiskSettings): RiskSettings {
+  const strategy = settings.allocation_strategy;
+  const out: RiskSettings = {
+    ...settings,
+    stage_weights: settings.stage_weights === null ? null : { ...settings.stage_weights },
+  };
+  if (SOFTMAX_STRATEGIES.has(strategy) && out.softmax_temperature === null) out.softmax_temperature = DEFAULT_SOFTMAX_TEMPERATURE;
+  if (STAGE_STRATEGIES.has(strategy)) out.stage_weights = fullStageWeights(settings.stage_weights);
+  if (strategy === 'KELLY_CRITERION') {
+    if (out.reward_multiplier === null) out.reward_multiplier = DEFAULT_REWARD_MULTIPLIER;
+    if (out.half_kelly === null) out.half_kelly = DEFAULT_HALF_KELLY;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Formatting
+
+const f4 = (x: number): string => (Math.abs(x) < 5e-5 ? 0 : x).toFixed(4);
+
+function money(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const a = Math.abs(cents);
+  const whole = Math.floor(a / 100);
+  const frac = a - whole * 100;
+  return `${sign}${whole}.${frac < 10 ? '0' : ''}${frac}`;
+}
+
+function listSymbols(symbols: readonly string[], max = 10): string {
+  if (symbols.length <= max) return symbols.join(', ');
+  return `${symbols.slice(0, max).join(', ')} and ${symbols.length - max} more`;
+}
+
+function bySymbol(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Ranking
+
+/** A book name: a ranked candidate or a kept prior-book name. */
+interface Name {
+  cand: Candidate;
+  symbol: string;
+  sector: string;
+  entryCents: number;
+  stopCents: number;
+  /** Cents lost per share at the stop. */
+  riskCents: number;
+  /** riskCents / entryCents. */
+  d: number;
+  /** Ranking score (strategy specific). */
+  score: number;
+  /** Softmax input or raw weight. */
+  key: number;
+  /** KELLY_CRITERION: the name's (half-)Kelly fraction, a ceiling on its weight; otherwise Infinity. */
+  kelly: number;
+}
+
+interface Ranking {
+  ranked: Name[];
+  eligible: number;
+  notes: string[];
+  /** Unique candidates by symbol (only built when a prior book needs a lookup). */
+  lookup: Map<string, Candidate>;
+}
+
+interface Prices {
+  entryCents: number;
+  stopCents: number;
+  riskCents: number;
+}
+
+function pricesOf(c: Candidate): Prices | null {
+  const entryCents = Math.round(finite(c.entry_price, NaN) * 100);
+  const stopCents = Math.round(finite(c.stop_loss, NaN) * 100);
+  if (!(entryCents >= 1) || !Number.isFinite(stopCents) || !(stopCents < entryCents)) return null;
+  return { entryCents, stopCents, riskCents: entryCents - stopCents };
+}
+
+/** One candidate per symbol: with duplicates the later analysis_date wins, then the first given. */
+function uniqueCandidates(candidates: readonly Candidate[]): Map<string, Candidate> {
+  const map = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const prev = map.get(c.symbol);
+    if (prev === undefined || c.analysis_date > prev.analysis_date) map.set(c.symbol, c);
+  }
+  return map;
+}
+
+function stageWeightOf(c: Candidate, weights: Record<string, number>): number {
+  if (c.stage_number === null || c.stage_number === undefined) return 0;
+  return Math.max(0, finite(weights[`STAGE ${c.stage_number}`], 0));
+}
+
+function kellyFraction(c: Candidate, rewardMultiplier: number): number {
+  const b = finite(c.risk_reward_ratio, 0) * rewardMultiplier;
+  if (!(b > 0)) return -Infinity;
+  const p = clamp01(finite(c.win_probability, 0));
+  return p - (1 - p) / b;
+}
+
+function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Ranking {
+  const strategy = eff.allocation_strategy;
+  const lookup = uniqueCandidates(candidates);
+  const stageWeights = eff.stage_weights ?? fullStageWeights(null);
+  let maxStageWeight = 0;
+  for (const label of STAGE_LABELS) maxStageWeight = Math.max(maxStageWeight, Math.max(0, finite(stageWeights[label], 0)));
+  const rewardMultiplier = finite(eff.reward_multiplier, DEFAULT_REWARD_MULTIPLIER);
+  const half = eff.half_kelly === true;
+
+  let eligible = 0;
+  let badPrices = 0;
+  let negativeEdge = 0;
+  let zeroStage = 0;
+  const scored: Name[] = [];
+  for (const c of lookup.values()) {
+    if (!c.eligible) continue;
+    eligible++;
+    const prices = pricesOf(c);
+    if (prices === null) {
+      badPrices++;
+      continue;
+    }
+    const confidence = clamp01(finite(c.confidence, 0));
+    const strength = Math.max(0, finite(c.strength_factor, 0.5));
+    let score: number;
+    let key: number;
+    let kelly = Infinity;
+    switch (strategy) {
+      case 'EQUAL_WEIGHT':
+        score = confidence;
+        key = 1;
+        break;
+      case 'STAGE_WEIGHTED': {
+        const sw = stageWeightOf(c, stageWeights);
+        if (!(sw > 0) || !(strength > 0)) {
+          zeroStage++;
+          continue;
+        }
+        score = sw * strength;
+        key = score;
+        break;
+      }
+      case 'CONFIDENCE_WEIGHTED':
+        score = confidence;
+        key = confidence;
+        break;
+      case 'KELLY_CRITERION': {
+        let f = kellyFraction(c, rewardMultiplier);
+        if (half) f /= 2;
+        if (!(f > 0)) {
+          negativeEdge++;
+          continue;
+        }
+        score = f;
+        key = f;
+        kelly = f;
+        break;
+      }
+      case 'HYBRID_WEIGHTED':
+      default: {
+        const sw = stageWeightOf(c, stageWeights);
+        if (!(sw > 0)) {
+          zeroStage++;
+          continue;
+        }
+        const stagePart = clamp01(maxStageWeight > 0 ? (sw / maxStageWeight) * strength : 0);
+        const fFull = kellyFraction(c, 1);
+        const kellyPart = fFull > 0 ? clamp01(fFull / HYBRID_FULL_KELLY_EDGE) : 0;
+        const rs = c.relative_strength;
+        const rsPart =
+          typeof rs === 'number' && Number.isFinite(rs)
+            ? clamp01((rs + HYBRID_RELATIVE_STRENGTH_SPAN) / (2 * HYBRID_RELATIVE_STRENGTH_SPAN))
+            : 0.5;
+        const blend =
+          HYBRID_BLEND_WEIGHTS.stage * stagePart +
+          HYBRID_BLEND_WEIGHTS.confidence * confidence +
+          HYBRID_BLEND_WEIGHTS.kelly * kellyPart +
+          HYBRID_BLEND_WEIGHTS.relative_strength * rsPart;
+        score = blend;
+        key = blend;
+        break;
+      }
+    }
+    scored.push({
+      cand: c,
+      symbol: c.symbol,
+      sector: c.sector,
+      entryCents: prices.entryCents,
+      stopCents: prices.stopCents,
+      riskCents: prices.riskCents,
+      d: prices.riskCents / prices.entryCents,
+      score,
+      key,
+      kelly,
+    });
+  }
+  scored.sort((a, b) => (a.score !== b.score ? b.score - a.score : bySymbol(a.symbol, b.symbol)));
+
+  const notes: string[] = [];
+  if (eligible === 0) notes.push('candidates: no eligible candidates, so the book is empty');
+  if (badPrices > 0) notes.push(`candidates: ${badPrices} eligible names skipped because their entry or stop price is unusable`);
+  if (negativeEdge > 0) {
+    notes.push(`KELLY_CRITERION: ${negativeEdge} eligible names have no positive edge (f* <= 0, negative edge) and get nothing`);
+  }
+  if (zeroStage > 0) {
+    notes.push(`stage_weights: ${zeroStage} eligible names are in a stage weighted 0 (or have no stage) and get nothing`);
+  }
+  if (eligible > 0 && scored.length === 0 && badPrices < eligible) {
+    notes.push(`candidates: no eligible name has a positive ${strategy} score, so the book is empty`);
+  }
+  const maxPositions = Math.max(0, Math.floor(finite(eff.max_positions, 0)));
+  let ranked = scored;
+  if (scored.length > maxPositions) {
+    ranked = scored.slice(0, maxPositions);
+    notes.push(
+      maxPositions === 0
+        ? 'max_positions: 0, so the book is empty'
+        : `max_positions: kept ${maxPositions} of ${scored.length} scored eligible names`,
+    );
+  }
+  return { ranked, eligible, notes, lookup };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Context shared by the steps
+
+type NameCapLabel = 'max_position_size' | 'sector_caps.DEFAULT' | 'max_risk_per_trade';
+
+interface Book {
+  strategy: AllocationStrategy;
+  /** Ranked names first (rank order), then kept prior names (symbol order). */
+  names: Name[];
+  /** How many of `names` are ranked. */
+  k: number;
+  maxPortfolioRisk: number;
+  /** Hard per-name cap min(max_position_size, DEFAULT, max_risk_per_trade / d) and which constraint set it. */
+  hardCap: Float64Array;
+  hardCapBy: NameCapLabel[];
+  /** Capped sectors present in the book, sorted; sectorOf[i] indexes them or is -1. */
+  sectorLabels: string[];
+  sectorCap: number[];
+  sectorOf: Int32Array;
+  /** Ledoit-Wolf covariance over `names` (daily returns), null when unmeasurable. */
+  cov: Float64Array | null;
+  volTarget: number | null;
+  /** Prior weight per book name (0 when not held); null without a prior book. */
+  prior: Float64Array | null;
+  /** Sum of the prior weights of prior names that must be sold (no candidate). */
+  forcedSales: number;
+}
+
+function vol(book: Book, w: ArrayLike<number>): number {
+  return Math.sqrt(Math.max(0, quadraticForm(book.cov as Float64Array, w)) * TRADING_DAYS_PER_YEAR);
+}
+
+/** The first n weights padded to the book's size. */
+function padded(book: Book, w: Float64Array): Float64Array {
+  if (w.length === book.names.length) return w;
+  const out = new Float64Array(book.names.length);
+  out.set(w);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Steps 1-3: target weights of the ranked names
+
+interface Target {
+  /** Weights of the ranked names (rank order). */
+  w: Float64Array;
+  notes: string[];
+}
+
+function rawWeights(book: Book, temperature: number): Float64Array {
+  const k = book.k;
+  const t = new Float64Array(k);
+  if (k === 0) return t;
+  switch (book.strategy) {
+    case 'EQUAL_WEIGHT':
+      t.fill(1 / k);
+      break;
+    case 'CONFIDENCE_WEIGHTED':
+    case 'HYBRID_WEIGHTED': {
+      let max = -Infinity;
+      for (let i = 0; i < k; i++) max = Math.max(max, book.names[i].key);
+      let sum = 0;
+      for (let i = 0; i < k; i++) {
+        t[i] = Math.exp((book.names[i].key - max) / temperature);
+        sum += t[i];
+      }
+      for (let i = 0; i < k; i++) t[i] /= sum;
+      break;
+    }
+    case 'KELLY_CRITERION': {
+      let sum = 0;
+      for (let i = 0; i < k; i++) sum += book.names[i].key;
+      const scale = sum > 1 ? 1 / sum : 1;
+      for (let i = 0; i < k; i++) t[i] = book.names[i].key * scale;
+      break;
+    }
+    case 'STAGE_WEIGHTED':
+    default: {
+      let sum = 0;
+      for (let i = 0; i < k; i++) sum += book.names[i].key;
+      for (let i = 0; i < k; i++) t[i] = book.names[i].key / sum;
+      break;
+    }
+  }
+  return t;
+}
+
+interface FillResult {
+  w: Float64Array;
+  /** Weight a name had when its name cap froze it (NaN when it never bound). */
+  nameWanted: Float64Array;
+  /** Sector weight sum when the sector cap froze it (NaN when it never bound). */
+  sectorWanted: Float64Array;
+}
+
+/** Shares `amount` over names in proportion to t, within caps (no sectors). */
+function fillCapped(t: number[], cap: number[], amount: number): number[] {
+  const n = t.length;
+  const w = new Array<number>(n).fill(0);
+  const frozen = new Array<boolean>(n).fill(false);
+  for (let iter = 0; iter <= n; iter++) {
+    let placed = 0;
+    let tsum = 0;
+    for (let i = 0; i < n; i++) {
+      if (frozen[i]) placed += w[i];
+      else tsum += t[i];
+    }
+    const rest = amount - placed;
+    if (!(tsum > 0) || rest <= 0) {
+      for (let i = 0; i < n; i++) if (!frozen[i]) w[i] = 0;
+      break;
+    }
+    const lambda = rest / tsum;
+    let violated = false;
+    for (let i = 0; i < n; i++) {
+      if (frozen[i]) continue;
+      w[i] = lambda * t[i];
+      if (w[i] > cap[i] * (1 + EPS)) violated = true;
+    }
+    if (!violated) break;
+    for (let i = 0; i < n; i++) {
+      if (!frozen[i] && w[i] > cap[i] * (1 + EPS)) {
+        w[i] = cap[i];
+        frozen[i] = true;
+      }
+    }
+  }
+  return w;
+}
+
+/**
+ * Water-filling of the total sum(t) over the ranked names under name caps `cap` and the sector caps.
+ * Each round the unfrozen names share what is not yet placed in proportion to t; names above their cap
+ * freeze at it, and sectors above their cap freeze with the cap shared among their names. The share of
+ * the unfrozen names only grows from round to round, so whatever broke a cap would break it again.
+ */
+function waterFill(book: Book, t: Float64Array, cap: Float64Array): FillResult {
+  const k = t.length;
+  const S = book.sectorLabels.length;
+  const w = new Float64Array(k);
+  const frozen = new Uint8Array(k);
+  const nameWanted = new Float64Array(k).fill(NaN);
+  const sectorWanted = new Float64Array(S).fill(NaN);
+  const sectorFrozen = new Uint8Array(S);
+  let total = 0;
+  for (let i = 0; i < k; i++) total += t[i];
+  for (let iter = 0; iter <= k + S + 1; iter++) {
+    let placed = 0;
+    let tsum = 0;
+    for (let i = 0; i < k; i++) {
+      if (frozen[i]) placed += w[i];
+      else tsum += t[i];
+    }
+    const rest = total - placed;
+    if (!(tsum > 0) || rest <= 0) {
+      for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = 0;
+      break;
+    }
+    const lambda = rest / tsum;
+    for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = lambda * t[i];
+    let changed = false;
+    for (let i = 0; i < k; i++) {
+      if (!frozen[i] && w[i] > cap[i] * (1 + EPS)) {
+        nameWanted[i] = w[i];
+        w[i] = cap[i];
+        frozen[i] = 1;
+        changed = true;
+      }
+    }
+    if (changed) continue;
+    if (S > 0) {
+      const sums = new Float64Array(S);
+      for (let i = 0; i < k; i++) {
+        const s = book.sectorOf[i];
+        if (s >= 0) sums[s] += w[i];
+      }
+      for (let s = 0; s < S; s++) {
+        if (sectorFrozen[s] || !(sums[s] > book.sectorCap[s] * (1 + EPS) + EPS)) continue;
+        sectorWanted[s] = sums[s];
+        sectorFrozen[s] = 1;
+        changed = true;
+        const members: number[] = [];
+        for (let i = 0; i < k; i++) if (book.sectorOf[i] === s) members.push(i);
+        const shared = fillCapped(
+          members.map((i) => t[i]),
+          members.map((i) => cap[i]),
+          book.sectorCap[s],
+        );
+        members.forEach((i, j) => {
+          w[i] = shared[j];
+          frozen[i] = 1;
+        });
+      }
+    }
+    if (!changed) break;
+  }
+  return { w, nameWanted, sectorWanted };
+}
+
+function targetWeights(book: Book, temperature: number): Target {
+  const k = book.k;
+  const notes: string[] = [];
+  const t = rawWeights(book, temperature);
+  const cap = new Float64Array(k);
+  for (let i = 0; i < k; i++) cap[i] = Math.min(book.hardCap[i], book.names[i].kelly);
+  const { w, nameWanted, sectorWanted } = waterFill(book, t, cap);
+
+  for (let i = 0; i < k; i++) {
+    if (Number.isNaN(nameWanted[i]) || book.names[i].kelly < book.hardCap[i]) continue;
+    if (w[i] < cap[i] * (1 - 1e-9)) continue; // a sector cap took it lower; the sector note covers it
+    const by = book.hardCapBy[i];
+    const tail = by === 'max_risk_per_trade' ? `; stop distance ${f4(book.names[i].d)}` : '';
+    notes.push(`${by}: capped ${book.names[i].symbol} at ${f4(cap[i])} (wanted ${f4(nameWanted[i])}${tail})`);
+  }
+  for (let s = 0; s < book.sectorLabels.length; s++) {
+    if (Number.isNaN(sectorWanted[s])) continue;
+    notes.push(`sector_caps.${book.sectorLabels[s]}: capped at ${f4(book.sectorCap[s])} (wanted ${f4(sectorWanted[s])})`);
+  }
+  let tsum = 0;
+  let wsum = 0;
+  for (let i = 0; i < k; i++) {
+    tsum += t[i];
+    wsum += w[i];
+  }
+  if (tsum - wsum > 1e-9) notes.push(`caps: ${f4(tsum - wsum)} of capital cannot be placed within the caps and stays cash`);
+
+  // Step 3: total risk.
+  let risk = 0;
+  for (let i = 0; i < k; i++) risk += w[i] * book.names[i].d;
+  if (risk > book.maxPortfolioRisk * (1 + EPS) + EPS) {
+    const scale = book.maxPortfolioRisk / risk;
+    for (let i = 0; i < k; i++) w[i] *= scale;
+    notes.push(`max_portfolio_risk: total risk ${f4(risk)} above ${f4(book.maxPortfolioRisk)}; every weight scaled by ${f4(scale)}`);
+  }
+  return { w, notes };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Step 5 support: hard caps on any book weights
+
+/** Re-applies the hard caps to `w` (in place, only ever lowering weights); returns what bound. */
+function enforceHardCaps(book: Book, w: Float64Array): string[] {
+  const n = book.names.length;
+  const bound: string[] = [];
+  const cappedBy = new Map<string, string[]>();
+  for (let i = 0; i < n; i++) {
+    if (w[i] > book.hardCap[i] * (1 + EPS)) {
+      w[i] = book.hardCap[i];
+      const list = cappedBy.get(book.hardCapBy[i]) ?? [];
+      list.push(book.names[i].symbol);
+      cappedBy.set(book.hardCapBy[i], list);
+    }
+  }
+  for (const by of [...cappedBy.keys()].sort(bySymbol)) bound.push(`${by} (${listSymbols(cappedBy.get(by) as string[])})`);
+  const sums = new Float64Array(book.sectorLabels.length);
+  for (let i = 0; i < n; i++) if (book.sectorOf[i] >= 0) sums[book.sectorOf[i]] += w[i];
+  for (let s = 0; s < book.sectorLabels.length; s++) {
+    if (sums[s] > book.sectorCap[s] * (1 + EPS) + EPS) {
+      const scale = book.sectorCap[s] / sums[s];
+      for (let i = 0; i < n; i++) if (book.sectorOf[i] === s) w[i] *= scale;
+      bound.push(`sector_caps.${book.sectorLabels[s]}`);
+    }
+  }
+  const scaleAll = (factor: number): void => {
+    for (let i = 0; i < n; i++) w[i] *= factor;
+  };
+  let gross = 0;
+  for (let i = 0; i < n; i++) gross += w[i];
+  if (gross > 1 + EPS) {
+    scaleAll(1 / gross);
+    bound.push('total_capital');
+  }
+  let risk = 0;
+  for (let i = 0; i < n; i++) risk += w[i] * book.names[i].d;
+  if (risk > book.maxPortfolioRisk * (1 + EPS) + EPS) {
+    scaleAll(book.maxPortfolioRisk / risk);
+    bound.push('max_portfolio_risk');
+  }
+  if (book.cov !== null && book.volTarget !== null) {
+    const sigma = vol(book, w);
+    if (sigma > book.volTarget * (1 + VOL_TOLERANCE)) {
+      scaleAll(book.volTarget / sigma);
+      bound.push('vol_target_annual');
+    }
+  }
+  return bound;
+}
+
+function turnoverOf(book: Book, w: ArrayLike<number>): number {
+  const prior = book.prior as Float64Array;
+  let sum = book.forcedSales;
+  for (let i = 0; i < book.names.length; i++) sum += Math.abs(w[i] - prior[i]);
+  return sum / 2;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Book construction (shared with symbolsNeedingCloses)
+
+interface Plan {
+  eff: RiskSettings;
+  ranking: Ranking;
+  names: Name[];
+  /** Prior weights (positive, finite) by symbol; null when there is no prior book. */
+  prior: Map<string, number> | null;
+  blending: boolean;
+  sold: string[];
+  forcedSales: number;
+  turnoverCap: number | null;
+}
+
+function sanitizedPrior(prior: Readonly<Record<string, number>> | null): Map<string, number> | null {
+  if (prior === null || prior === undefined) return null;
+  const out = new Map<string, number>();
+  for (const symbol of Object.keys(prior).sort(bySymbol)) {
+    const v = prior[symbol];
+    if (typeof v === 'number' && Number.isFinite(v) && v > 0) out.set(symbol, v);
+  }
+  return out.size > 0 ? out : null;
+}
+
+function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
+  const eff = effectiveRiskSettings(input.risk_settings);
+  const ranking = rankUniverse(input.candidates, eff);
+  const names = ranking.ranked.slice();
+  const prior = sanitizedPrior(input.prior_book_weights);
+  const cap = input.constraint_pack?.max_portfolio_turnover_annual;
+  const turnoverCap = typeof cap === 'number' && Number.isFinite(cap) ? Math.max(0, cap) : null;
+  const blending = prior !== null && turnoverCap !== null;
+  const sold: string[] = [];
+  let forcedSales = 0;
+  if (blending) {
+    const inBook = new Set(names.map((n) => n.symbol));
+    for (const [symbol, p] of prior) {
+      if (inBook.has(symbol)) continue;
+      const c = ranking.lookup.get(symbol);
+      const prices = c === undefined ? null : pricesOf(c);
+      if (c === undefined || prices === null) {
+        sold.push(symbol);
+        forcedSales += p;
+        continue;
+      }
+      names.push({
+        cand: c,
+        symbol,
+        sector: c.sector,
+        entryCents: prices.entryCents,
+        stopCents: prices.stopCents,
+        riskCents: prices.riskCents,
+        d: prices.riskCents / prices.entryCents,
+        score: -Infinity,
+        key: 0,
+        kelly: Infinity,
+      });
+    }
+  }
+  return { eff, ranking, names, prior, blending, sold, forcedSales, turnoverCap };
+}
+
+/**
+ * The symbols whose daily closes optimize() needs: the ranked names (rank order), then, when a turnover
+ * cap makes the prior book count, the prior names that can be kept (symbol order). Cheap: one scoring
+ * pass and a sort.
+ */
+export function symbolsNeedingCloses(input: Omit<OptimizeInput, 'closes'>): string[] {
+  return plan(input).names.map((n) => n.symbol);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Covariance of the book
+
+interface Measured {
+  cov: Float64Array | null;
+  shrinkage: number | null;
+  /** Why vol is unmeasurable (null when measured or the book is empty). */
+  reason: string | null;
+}
+
+function measure(names: readonly Name[], closes: ReadonlyMap<string, CloseSeries>): Measured {
+  if (names.length === 0) return { cov: null, shrinkage: null, reason: null };
+  const missing: string[] = [];
+  const series: CloseSeries[] = [];
+  for (const n of names) {
+    const s = closes.get(n.symbol);
+    if (s === undefined) missing.push(n.symbol);
+    else series.push(s);
+  }
+  if (missing.length > 0) {
+    return { cov: null, shrinkage: null, reason: `no closes for ${listSymbols(missing.slice().sort(bySymbol))}` };
+  }
+  const { returns } = alignedReturns(series, VOL_WINDOW_DAYS);
+  if (returns.length < MIN_ALIGNED_RETURNS) {
+    return {
+      cov: null,
+      shrinkage: null,
+      reason: `only ${returns.length} aligned daily returns, at least ${MIN_ALIGNED_RETURNS} needed`,
+    };
+  }
+  const { covariance, shrinkage } = ledoitWolf(returns);
+  return { cov: covariance, shrinkage, reason: null };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Step 6: whole shares
+
+interface ShareState {
+  shares: number[];
+  /** Position value in cents. */
+  value: number[];
+  spent: number;
+  riskSum: number;
+  sectorSum: number[];
+  /** S v / C per name (daily covariance times weights), null without a vol target in force. */
+  sw: Float64Array | null;
+  /** w' S w. */
+  q: number;
+  /** Sum over all symbols of |value - prior value| in cents (including sold prior names). */
+  turnoverAbs: number;
+}
+
+interface Limits {
+  C: number;
+  nameLimit: number[];
+  nameLimitLabel: NameCapLabel[];
+  maxSharesTrade: number[];
+  kellyLimit: number[];
+  sectorLimit: number[];
+  riskLimit: number;
+  volQ: number;
+  /** 2 x cap x C in cents (the cap on sum |value - prior value|), Infinity when not blending. */
+  turnoverAbsCap: number;
+  priorValue: number[];
+}
+
+const floorCents = (x: number): number => Math.floor(x + 1e-6);
+
+function recomputeVol(book: Book, st: ShareState, C: number): void {
+  if (st.sw === null) return;
+  const n = book.names.length;
+  const cov = book.cov as Float64Array;
+  const w = new Float64Array(n);
+  for (let i = 0; i < n; i++) w[i] = st.value[i] / C;
+  let q = 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += cov[i * n + j] * w[j];
+    st.sw[i] = s;
+    q += w[i] * s;
+  }
+  st.q = q;
+}
+
+/** Applies a change of `delta` shares of name i, keeping every running sum. */
+function applyShares(book: Book, lim: Limits, st: ShareState, i: number, delta: number): void {
+  if (delta === 0) return;
+  const nm = book.names[i];
+  const dv = delta * nm.entryCents;
+  const before = st.value[i];
+  st.shares[i] += delta;
+  st.value[i] += dv;
+  st.spent += dv;
+  st.riskSum += delta * nm.riskCents;
+  const s = book.sectorOf[i];
+  if (s >= 0) st.sectorSum[s] += dv;
+  if (Number.isFinite(lim.turnoverAbsCap)) {
+    st.turnoverAbs += Math.abs(st.value[i] - lim.priorValue[i]) - Math.abs(before - lim.priorValue[i]);
+  }
+  if (st.sw !== null) {
+    const n = book.names.length;
+    const cov = book.cov as Float64Array;
+    const dw = dv / lim.C;
+    for (let j = 0; j < n; j++) st.sw[j] += cov[j * n + i] * dw;
+    let q = 0;
+    for (let j = 0; j < n; j++) q += (st.value[j] / lim.C) * st.sw[j];
+    st.q = q;
+  }
+}
+
+/** w'Sw after adding k shares of name i (from the running S w). */
+function qAfter(book: Book, lim: Limits, st: ShareState, i: number, k: number): number {
+  const n = book.names.length;
+  const a = (k * book.names[i].entryCents) / lim.C;
+  return st.q + 2 * a * (st.sw as Float64Array)[i] + a * a * (book.cov as Float64Array)[i * n + i];
+}
+
+/**
+ * How many more shares of name i every constraint allows, and (when none) which constraints block it.
+ */
+function allowance(book: Book, lim: Limits, st: ShareState, i: number): { k: number; blockers: string[] } {
+  const nm = book.names[i];
+  const e = nm.entryCents;
+  const blockers: string[] = [];
+  const limits: Array<[number, string]> = [];
+  limits.push([Math.floor((lim.C - st.spent) / e), 'cash']);
+  limits.push([Math.floor((lim.nameLimit[i] - st.value[i]) / e), lim.nameLimitLabel[i]]);
+  limits.push([lim.maxSharesTrade[i] - st.shares[i], 'max_risk_per_trade']);
+  if (Number.isFinite(lim.kellyLimit[i])) limits.push([Math.floor((lim.kellyLimit[i] - st.value[i]) / e), 'KELLY_CRITERION']);
+  const s = book.sectorOf[i];
+  if (s >= 0) limits.push([Math.floor((lim.sectorLimit[s] - st.sectorSum[s]) / e), `sector_caps.${book.sectorLabels[s]}`]);
+  limits.push([Math.floor((lim.riskLimit - st.riskSum) / nm.riskCents), 'max_portfolio_risk']);
+  if (Number.isFinite(lim.turnoverAbsCap)) {
+    const D = lim.priorValue[i] - st.value[i];
+    const room = Math.max(0, lim.turnoverAbsCap - st.turnoverAbs);
+    limits.push([Math.floor(((D > 0 ? 2 * D : 0) + room) / e), 'max_portfolio_turnover_annual']);
+  }
+  let k = Infinity;
+  for (const [v] of limits) k = Math.min(k, v);
+  if (st.sw !== null && Number.isFinite(lim.volQ)) {
+    let kv = volAllowance(book, lim, st, i, Number.isFinite(k) && k > 0 ? k : 1);
+    if (!(kv >= 0)) kv = 0;
+    limits.push([kv, 'vol_target_annual']);
+    k = Math.min(k, kv);
+  }
+  k = Math.max(0, k);
+  if (k === 0) for (const [v, label] of limits) if (v <= 0) blockers.push(label);
+  return { k, blockers };
+}
+
+/** Largest k <= upTo with w'Sw after k more shares of i within the vol target. */
+function volAllowance(book: Book, lim: Limits, st: ShareState, i: number, upTo: number): number {
+  if (st.q > lim.volQ) return 0;
+  const n = book.names.length;
+  const a = book.names[i].entryCents / lim.C;
+  const sii = (book.cov as Float64Array)[i * n + i];
+  const b = (st.sw as Float64Array)[i];
+  const room = lim.volQ - st.q;
+  let kmax: number;
+  if (sii > 0) {
+    // a^2 sii k^2 + 2 a b k - room <= 0
+    const disc = b * b + sii * room;
+    kmax = disc < 0 ? 0 : (-b + Math.sqrt(disc)) / (a * sii);
+  } else {
+    kmax = b > 0 ? room / (2 * a * b) : Infinity;
+  }
+  let kv = Math.min(upTo, Math.floor(kmax));
+  if (!(kv >= 0)) kv = 0;
+  while (kv > 0 && qAfter(book, lim, st, i, kv) > lim.volQ) kv--;
+  return kv;
+}
+
+/** Lowers shares until every hard cap holds in cents (rounding can overshoot by a share). */
+function trimShares(book: Book, lim: Limits, st: ShareState): void {
+  const n = book.names.length;
+  for (let i = 0; i < n; i++) {
+    const e = book.names[i].entryCents;
+    const maxShares = Math.min(
+      Math.floor(lim.nameLimit[i] / e),
+      lim.maxSharesTrade[i],
+      Number.isFinite(lim.kellyLimit[i]) ? Math.floor(lim.kellyLimit[i] / e) : Infinity,
+    );
+    if (st.shares[i] > maxShares) applyShares(book, lim, st, i, Math.max(0, maxShares) - st.shares[i]);
+  }
+  // Sector, capital and total risk: take from the lowest-ranked holders first.
+  const trim = (member: (i: number) => boolean, excess: () => number, perShare: (i: number) => number): void => {
+    for (let i = n - 1; i >= 0 && excess() > 0; i--) {
+      if (!member(i) || st.shares[i] === 0) continue;
+      const cut = Math.min(st.shares[i], Math.ceil(excess() / perShare(i)));
+      applyShares(book, lim, st, i, -cut);
+    }
+  };
+  for (let s = 0; s < book.sectorLabels.length; s++) {
+    trim(
+      (i) => book.sectorOf[i] === s,
+      () => st.sectorSum[s] - lim.sectorLimit[s],
+      (i) => book.names[i].entryCents,
+    );
+  }
+  trim(
+    () => true,
+    () => st.spent - lim.C,
+    (i) => book.names[i].entryCents,
+  );
+  trim(
+    () => true,
+    () => st.riskSum - lim.riskLimit,
+    (i) => book.names[i].riskCents,
+  );
+  if (st.sw !== null && Number.isFinite(lim.volQ)) {
+    recomputeVol(book, st, lim.C);
+    // Remove one share at a time from the name whose share adds the most variance.
+    while (st.q > lim.volQ) {
+      let best = -1;
+      let bestGain = 0;
+      for (let i = 0; i < n; i++) {
+        if (st.shares[i] === 0) continue;
+        const gain = st.sw[i] * book.names[i].entryCents;
+        if (gain > bestGain) {
+          bestGain = gain;
+          best = i;
+        }
+      }
+      if (best < 0) break;
+      applyShares(book, lim, st, best, -1);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Money
+
+/** Integer cents as currency units: the double nearest the 2-decimal value (-0 never escapes). */
+const units = (cents: number): number => (cents === 0 ? 0 : cents / 100);
+
+/** A price as whole cents in currency units (null when absent or not finite). */
+function centsPrice(x: number | null): number | null {
+  return typeof x === 'number' && Number.isFinite(x) ? units(Math.round(x * 100)) : null;
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** The snapshot fields a row repeats, copied key by key (nothing else of the row object leaks). */
+function rowFields(r: SnapshotRowFields): SnapshotRowFields {
+  return {
+    stage: r.stage,
+    stage_strength: r.stage_strength,
+    entry_date: r.entry_date,
+    signal: r.signal,
+    signal_confidence: r.signal_confidence,
+    signal_reason: r.signal_reason,
+    bb_width: r.bb_width,
+    atr: r.atr,
+    atr_percent: r.atr_percent,
+    volatility_trend: r.volatility_trend,
+    is_high_volatility: r.is_high_volatility,
+    volatility_stop_loss_levels: r.volatility_stop_loss_levels,
+    historical_volatility: r.historical_volatility,
+    support_levels: r.support_levels,
+    resistance_levels: r.resistance_levels,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// optimize
+
+function emptyResult(
+  totalCents: number,
+  eff: RiskSettings,
+  input: OptimizeInput,
+  notes: string[],
+  eligible: number,
+  ranked: number,
+): OptimizeResult {
+  const pack = input.constraint_pack;
+  const defaultCap = pack?.sector_caps?.[DEFAULT_SECTOR_KEY];
+  const mps = finite(eff.max_position_size, 0);
+  const softmax = SOFTMAX_STRATEGIES.has(eff.allocation_strategy);
+  return {
+    allocations: [],
+    allocated_capital: 0,
+    remaining_capital: units(totalCents),
+    diagnostics: {
+      schema_version: DIAGNOSTICS_SCHEMA_VERSION,
+      max_position_size_effective: typeof defaultCap === 'number' ? Math.min(mps, defaultCap) : mps,
+      max_position_size_from_risk_settings: eff.max_position_size,
+      constraint_pack_default_sector_cap: typeof defaultCap === 'number' ? defaultCap : null,
+      vol_target_annual: pack?.vol_target_annual ?? null,
+      max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
+      softmax_temperature_base: softmax ? eff.softmax_temperature : null,
+      softmax_temperature_effective: softmax ? eff.softmax_temperature : null,
+      binding_notes: notes,
+    },
+    metrics: {
+      eligible_count: eligible,
+      ranked_count: ranked,
+      total_risk_amount: 0,
+      total_risk_fraction: 0,
+      expected_volatility_annual: null,
+      covariance_shrinkage: null,
+      turnover: null,
+      target_gross_weight: 0,
+    },
+  };
+}
+
+/** Builds the whole-share book (see the module comment for every rule). */
+export function optimize(input: OptimizeInput): OptimizeResult {
+  const p = plan(input);
+  const eff = p.eff;
+  const strategy = eff.allocation_strategy;
+  const pack = input.constraint_pack;
+  const notes: string[] = [];
+  if (pack === null || pack === undefined) notes.push(NO_CONSTRAINT_PACK_NOTE);
+
+  const C = Math.round(finite(input.total_capital, 0) * 100);
+  if (!(C >= 1)) {
+    notes.push('total_capital: not a positive amount, so the book is empty');
+    return emptyResult(Number.isFinite(C) ? C : 0, eff, input, notes, p.ranking.eligible, 0);
+  }
+
+  // Temperature.
+  const softmax = SOFTMAX_STRATEGIES.has(strategy);
+  let baseTemperature: number | null = null;
+  if (softmax) {
+    const t = eff.softmax_temperature;
+    if (typeof t === 'number' && Number.isFinite(t) && t > 0) baseTemperature = t;
+    else {
+      baseTemperature = DEFAULT_SOFTMAX_TEMPERATURE;
+      notes.push(`softmax_temperature: ${String(t)} is not a positive number; ${DEFAULT_SOFTMAX_TEMPERATURE} used`);
+    }
+  }
+
+  notes.push(...p.ranking.notes);
+  if (strategy === 'KELLY_CRITERION' && p.ranking.ranked.length > 0) {
+    let sum = 0;
+    for (let i = 0; i < p.ranking.ranked.length; i++) sum += p.names[i].key;
+    if (sum > 1 + EPS) notes.push(`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; scaled to sum to 1`);
+    else if (sum < 1 - 1e-9) {
+      notes.push(`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; the other ${f4(1 - sum)} stays cash`);
+    }
+  }
+
+  // Caps.
+  const mps = Math.max(0, finite(eff.max_position_size, 0));
+  const sectorCapsIn = pack?.sector_caps ?? null;
+  const rawDefault = sectorCapsIn?.[DEFAULT_SECTOR_KEY];
+  const defaultCap = typeof rawDefault === 'number' && Number.isFinite(rawDefault) ? Math.max(0, rawDefault) : null;
+  const positionCap = defaultCap !== null ? Math.min(mps, defaultCap) : mps;
+  const positionCapLabel = defaultCap !== null && defaultCap < mps ? 'sector_caps.DEFAULT' : 'max_position_size';
+  const maxRiskPerTrade = Math.max(0, finite(eff.max_risk_per_trade, 0));
+  const maxPortfolioRisk = Math.max(0, finite(eff.max_portfolio_risk, 0));
+
+  const names = p.names;
+  const n = names.length;
+  const k = p.ranking.ranked.length;
+  const hardCap = new Float64Array(n);
+  const hardCapBy: NameCapLabel[] = [];
+  for (let i = 0; i < n; i++) {
+    const perTrade = names[i].d > 0 ? maxRiskPerTrade / names[i].d : Infinity;
+    if (perTrade < positionCap) {
+      hardCap[i] = perTrade;
+      hardCapBy.push('max_risk_per_trade');
+    } else {
+      hardCap[i] = positionCap;
+      hardCapBy.push(positionCapLabel);
+    }
+  }
+  const sectorKeys = sectorCapsIn === null ? [] : Object.keys(sectorCapsIn).filter((key) => key !== DEFAULT_SECTOR_KEY).sort(bySymbol);
+  const bookSectors = new Set(names.map((nm) => nm.sector));
+  const sectorLabels: string[] = [];
+  const sectorCap: number[] = [];
+  for (const key of sectorKeys) {
+    const v = (sectorCapsIn as Record<string, number>)[key];
+    if (!(typeof v === 'number' && Number.isFinite(v))) continue;
+    if (!bookSectors.has(key)) {
+      if (k > 0) notes.push(`sector_caps.${key}: no name in the book has this sector label; cap unused`);
+      continue;
+    }
+    sectorLabels.push(key);
+    sectorCap.push(Math.max(0, v));
+  }
+  const sectorIndex = new Map(sectorLabels.map((s, i) => [s, i]));
+  const sectorOf = new Int32Array(n);
+  for (let i = 0; i < n; i++) sectorOf[i] = sectorIndex.get(names[i].sector) ?? -1;
+
+  const volTargetRaw = pack?.vol_target_annual;
+  const volTarget = typeof volTargetRaw === 'number' && Number.isFinite(volTargetRaw) ? Math.max(0, volTargetRaw) : null;
+  const measured = measure(names, input.closes);
+
+  const prior = new Float64Array(n);
+  if (p.prior !== null) for (let i = 0; i < n; i++) prior[i] = p.prior.get(names[i].symbol) ?? 0;
+
+  const book: Book = {
+    strategy,
+    names,
+    k,
+    maxPortfolioRisk,
+    hardCap,
+    hardCapBy,
+    sectorLabels,
+    sectorCap,
+    sectorOf,
+    cov: measured.cov,
+    volTarget,
+    prior: p.prior !== null ? prior : null,
+    forcedSales: p.forcedSales,
+  };
+
+  // Steps 1-4.
+  let temperature = baseTemperature ?? 1;
+  let target = targetWeights(book, temperature);
+  const volNotes: string[] = [];
+  if (volTarget !== null && k > 0) {
+    if (measured.cov === null) {
+      if (measured.reason !== null) volNotes.push(`vol_target_annual: volatility unmeasurable (${measured.reason}); target not applied`);
+    } else {
+      const sigma0 = vol(book, padded(book, target.w));
+      let sigma = sigma0;
+      if (sigma0 > volTarget * (1 + VOL_TOLERANCE)) {
+        if (softmax && baseTemperature !== null) {
+          const tMax = baseTemperature * MAX_TEMPERATURE_RAISE_FACTOR;
+          const atMax = targetWeights(book, tMax);
+          const sigmaMax = vol(book, padded(book, atMax.w));
+          if (sigmaMax <= volTarget * (1 + VOL_TOLERANCE)) {
+            let lo = baseTemperature;
+            let hi = tMax;
+            let best = atMax;
+            for (let step = 0; step < TEMPERATURE_BISECTION_STEPS; step++) {
+              const mid = (lo + hi) / 2;
+              const tw = targetWeights(book, mid);
+              if (vol(book, padded(book, tw.w)) <= volTarget * (1 + VOL_TOLERANCE)) {
+                hi = mid;
+                best = tw;
+              } else lo = mid;
+            }
+            temperature = hi;
+            target = best;
+            sigma = vol(book, padded(book, target.w));
+            volNotes.push(
+              `vol_target_annual: softmax temperature raised from ${f4(baseTemperature)} to ${f4(temperature)} ` +
+                `(vol ${f4(sigma0)} -> ${f4(sigma)}, target ${f4(volTarget)})`,
+            );
+          } else if (sigmaMax < sigma0) {
+            temperature = tMax;
+            target = atMax;
+            sigma = sigmaMax;
+            volNotes.push(
+              `vol_target_annual: softmax temperature raised from ${f4(baseTemperature)} to the maximum ${f4(tMax)} ` +
+                `(vol ${f4(sigma0)} -> ${f4(sigma)}, still above target ${f4(volTarget)})`,
+            );
+          } else {
+            volNotes.push(
+              `vol_target_annual: raising the softmax temperature to ${f4(tMax)} does not lower vol ` +
+                `(${f4(sigmaMax)} vs ${f4(sigma0)}); temperature kept at ${f4(baseTemperature)}`,
+            );
+          }
+        }
+        if (sigma > volTarget * (1 + VOL_TOLERANCE)) {
+          const scale = sigma > 0 ? volTarget / sigma : 0;
+          for (let i = 0; i < k; i++) target.w[i] *= scale;
+          volNotes.push(
+            `vol_target_annual: gross exposure scaled by ${f4(scale)} (vol ${f4(sigma)} -> ${f4(volTarget)}, target ${f4(volTarget)})`,
+          );
+        }
+      }
+    }
+  }
+  notes.push(...target.notes, ...volNotes);
+
+  // Step 5: turnover.
+  const w = new Float64Array(n);
+  w.set(target.w);
+  if (p.turnoverCap !== null && p.prior === null) {
+    notes.push('max_portfolio_turnover_annual: no prior book, so turnover is not limited on a first optimize');
+  }
+  if (p.prior !== null && p.turnoverCap === null) {
+    notes.push('prior_book_weights: ignored for sizing because the constraint pack sets no max_portfolio_turnover_annual');
+  }
+  if (p.blending) {
+    const cap = p.turnoverCap as number;
+    if (p.sold.length > 0) notes.push(`prior_book_weights: sold ${listSymbols(p.sold)} (no candidate with usable prices)`);
+    const tau = turnoverOf(book, w);
+    if (tau > cap + 1e-9) {
+      let rest = 0;
+      for (let i = 0; i < n; i++) rest += Math.abs(w[i] - prior[i]);
+      rest /= 2;
+      const budget = cap - p.forcedSales / 2;
+      const alpha = budget <= 0 || !(rest > 0) ? 0 : Math.min(1, budget / rest);
+      for (let i = 0; i < n; i++) w[i] = prior[i] + alpha * (w[i] - prior[i]);
+      notes.push(
+        `max_portfolio_turnover_annual: target turnover ${f4(tau)} above cap ${f4(cap)}; ` +
+          `blended toward the prior book with alpha ${f4(alpha)}`,
+      );
+      const broken = enforceHardCaps(book, w);
+      if (broken.length > 0) notes.push(`prior_book_weights: the blended book broke ${broken.join(', ')}; the hard caps win`);
+      const after = turnoverOf(book, w);
+      if (after > cap + 1e-9) {
+        const why: string[] = [];
+        if (broken.length > 0) why.push('the prior book breaks hard caps');
+        if (budget <= 0) why.push('sales of prior names without a candidate exceed it alone');
+        const because = why.length > 0 ? why.join(' and ') : 'the hard caps bind';
+        notes.push(`max_portfolio_turnover_annual: turnover ${f4(after)} exceeds cap ${f4(cap)} because ${because}`);
+      }
+    }
+    if (n > Math.max(0, Math.floor(finite(eff.max_positions, 0)))) {
+      let held = 0;
+      for (let i = 0; i < n; i++) if (w[i] > 0) held++;
+      if (held > eff.max_positions) {
+        notes.push(`max_positions: turnover blending keeps ${held} names (limit ${eff.max_positions}) while prior positions wind down`);
+      }
+    }
+  }
+  let targetGross = 0;
+  for (let i = 0; i < n; i++) targetGross += w[i];
+
+  // Step 6: whole shares.
+  const kellyOn = strategy === 'KELLY_CRITERION';
+  const riskLimit = floorCents(maxPortfolioRisk * C);
+  const tradeLimit = floorCents(maxRiskPerTrade * C);
+  const lim: Limits = {
+    C,
+    nameLimit: names.map(() => floorCents(positionCap * C)),
+    nameLimitLabel: names.map(() => positionCapLabel),
+    maxSharesTrade: names.map((nm) => Math.floor(tradeLimit / nm.riskCents)),
+    kellyLimit: names.map((nm, i) => (kellyOn && i < k ? floorCents(nm.kelly * C) : Infinity)),
+    sectorLimit: sectorCap.map((c) => floorCents(c * C)),
+    riskLimit,
+    volQ:
+      volTarget !== null && measured.cov !== null
+        ? (volTarget * (1 + VOL_TOLERANCE)) ** 2 / TRADING_DAYS_PER_YEAR
+        : Infinity,
+    turnoverAbsCap: p.blending ? 2 * (p.turnoverCap as number) * C * (1 + 1e-9) + 1e-6 : Infinity,
+    priorValue: names.map((_, i) => prior[i] * C),
+  };
+  const st: ShareState = {
+    shares: new Array<number>(n).fill(0),
+    value: new Array<number>(n).fill(0),
+    spent: 0,
+    riskSum: 0,
+    sectorSum: new Array<number>(sectorLabels.length).fill(0),
+    sw: lim.volQ < Infinity ? new Float64Array(n) : null,
+    q: 0,
+    turnoverAbs: p.blending ? p.forcedSales * C + lim.priorValue.reduce((a, b) => a + b, 0) : 0,
+  };
+  for (let i = 0; i < n; i++) {
+    const e = names[i].entryCents;
+    const x = (w[i] * C) / e;
+    let s = Math.floor(x + 1e-9);
+    if (p.blending && w[i] < prior[i]) s = Math.min(Math.ceil(x - 1e-9), Math.floor((prior[i] * C) / e + 1e-9));
+    if (s > 0) {
+      // Without the vol update per share: S w is recomputed once below.
+      const sw = st.sw;
+      st.sw = null;
+      applyShares(book, lim, st, i, s);
+      st.sw = sw;
+    }
+  }
+  recomputeVol(book, st, C);
+  trimShares(book, lim, st);
+
+  for (let pass = 0; pass < MAX_GREEDY_PASSES; pass++) {
+    let bought = false;
+    for (let i = 0; i < k; i++) {
+      const { k: more } = allowance(book, lim, st, i);
+      if (more > 0) {
+        applyShares(book, lim, st, i, more);
+        bought = true;
+      }
+    }
+    if (!bought) break;
+  }
+  recomputeVol(book, st, C);
+
+  // Leftover note.
+  const leftover = C - st.spent;
+  if (k === 0) {
+    notes.push(`remaining_capital: ${money(leftover)} uninvested because no name is ranked`);
+  } else {
+    const blockers = new Set<string>();
+    let affordable = 0;
+    for (let i = 0; i < k; i++) {
+      if (names[i].entryCents > leftover) continue;
+      affordable++;
+      for (const b of allowance(book, lim, st, i).blockers) if (b !== 'cash') blockers.add(b);
+    }
+    if (affordable === 0) {
+      notes.push(`remaining_capital: ${money(leftover)} is less than the price of one more share of any ranked name`);
+    } else {
+      notes.push(
+        `remaining_capital: ${money(leftover)} held back by ${orderBlockers([...blockers]).join(', ')} ` +
+          `(one more share of any affordable ranked name would break them)`,
+      );
+    }
+  }
+
+  // Rows.
+  const allocations: PortfolioAllocation[] = [];
+  let riskCentsTotal = 0;
+  for (let i = 0; i < n; i++) {
+    const shares = st.shares[i];
+    if (shares <= 0) continue;
+    const nm = names[i];
+    const c = nm.cand;
+    const valueCents = shares * nm.entryCents;
+    const riskCents = shares * nm.riskCents;
+    riskCentsTotal += riskCents;
+    allocations.push({
+      symbol: nm.symbol,
+      shares,
+      position_type: 'LONG',
+      entry_price: units(nm.entryCents),
+      position_value: units(valueCents),
+      risk_amount: units(riskCents),
+      percent_of_account: round6(valueCents / C),
+      stop_loss: units(nm.stopCents),
+      target_price: centsPrice(c.target_price),
+      risk_reward_ratio: c.risk_reward_ratio,
+      confidence: c.confidence,
+      ...rowFields(c.row),
+    });
+  }
+  if (allocations.length === 0 && k > 0) {
+    notes.push('book: empty; no ranked name could buy a whole share within the constraints');
+  }
+
+  // Metrics.
+  let expectedVol: number | null = null;
+  if (measured.cov !== null) {
+    const wf = new Float64Array(n);
+    for (let i = 0; i < n; i++) wf[i] = st.value[i] / C;
+    expectedVol = vol(book, wf);
+  }
+  let turnover: number | null = null;
+  if (p.prior !== null) {
+    const inBook = new Set<string>();
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      inBook.add(names[i].symbol);
+      sum += Math.abs(st.value[i] / C - (p.prior.get(names[i].symbol) ?? 0));
+    }
+    for (const [symbol, pw] of p.prior) if (!inBook.has(symbol)) sum += pw;
+    turnover = sum / 2;
+    if (p.blending && turnover > (p.turnoverCap as number) + 1e-9 && !notes.some((s) => s.startsWith('max_portfolio_turnover_annual: turnover'))) {
+      notes.push(
+        `max_portfolio_turnover_annual: whole-share rounding leaves turnover at ${f4(turnover)} (cap ${f4(p.turnoverCap as number)})`,
+      );
+    }
+  }
+  const metrics: BookMetrics = {
+    eligible_count: p.ranking.eligible,
+    ranked_count: k,
+    total_risk_amount: units(riskCentsTotal),
+    total_risk_fraction: riskCentsTotal / C,
+    expected_volatility_annual: expectedVol,
+    covariance_shrinkage: measured.shrinkage,
+    turnover,
+    target_gross_weight: targetGross,
+  };
+  const diagnostics: OptimizerDiagnostics = {
+    schema_version: DIAGNOSTICS_SCHEMA_VERSION,
+    max_position_size_effective: positionCap,
+    max_position_size_from_risk_settings: eff.max_position_size,
+    constraint_pack_default_sector_cap: defaultCap,
+    vol_target_annual: pack?.vol_target_annual ?? null,
+    max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
+    softmax_temperature_base: softmax ? baseTemperature : null,
+    softmax_temperature_effective: softmax ? temperature : null,
+    binding_notes: notes,
+  };
+  return { allocations, allocated_capital: units(st.spent), remaining_capital: units(C - st.spent), diagnostics, metrics };
+}
+
+const BLOCKER_ORDER = [
+  'max_position_size',
+  'sector_caps.DEFAULT',
+  'max_risk_per_trade',
+  'sector_caps.',
+  'max_portfolio_risk',
+  'vol_target_annual',
+  'max_portfolio_turnover_annual',
+  'KELLY_CRITERION',
+];
+
+function orderBlockers(blockers: string[]): string[] {
+  const rank = (b: string): number => {
+    const exact = BLOCKER_ORDER.indexOf(b);
+    if (exact >= 0) return exact;
+    return b.startsWith('sector_caps.') ? BLOCKER_ORDER.indexOf('sector_caps.') : BLOCKER_ORDER.length;
+  };
+  return blockers.sort((a, b) => rank(a) - rank(b) || bySymbol(a, b));
+}
