@@ -18,7 +18,8 @@ import {
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
-import { ANALYSIS_SCHEMAS } from './schemas.js';
+import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS } from './schemas.js';
+import { allocationRoutes } from './allocation-routes.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
 import { createOrigin, type HealthPolicy } from '../subgraphs/platform/http.js';
@@ -182,15 +183,18 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
 }
 
 export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const allocation = new AllocationService();
+  const allocation = new AllocationService(deps.db);
   let app: FastifyInstance | undefined;
   const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.allocation, () => app?.log);
   const subgraph = await buildAllocationSubgraph(allocation);
   app = await createOrigin({
     // spec: allocation /health -> status; 503 unavailable.
     ...shell(deps, 'allocation', authenticate, { failWhenDbDown: true, body: () => ({}) }),
+    schemas: ALLOCATION_SCHEMAS,
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
+  // spec "Allocation service": optimize; DESIGN section 5: the demo body; a partner's stored results.
+  await app.register(allocationRoutes, { allocation, authenticate, realm: 'tradegraph-allocation' });
   return app;
 }
 

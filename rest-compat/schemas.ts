@@ -4,6 +4,9 @@
  * `../shared/spec/http-interfaces.md`; `schema/spec-fields.json` lists the spec's fields, and a test
  * checks that every one of them is in these schemas.
  */
+import { MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL } from '../subgraphs/allocation/dto.js';
+import { ALLOCATION_STRATEGIES, DEFAULT_RISK_SETTINGS as DEFAULTS, MIN_TOTAL_CAPITAL } from '../subgraphs/allocation/engine/risk-settings.js';
+
 const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'] });
 
 /** spec "PatternEntry"; additional keys are allowed. */
@@ -88,6 +91,274 @@ export const analysisErrorSchema = {
 
 /** The schemas the analysis origin registers (`$id`s its routes reference); `Error#` is the platform's. */
 export const ANALYSIS_SCHEMAS = [patternEntrySchema, analysisLatestResultSchema, analysisEnvelopeSchema, analysisErrorSchema];
+
+// ---------------------------------------------------------------------------------------------------------
+// Allocation (spec "Allocation service: PortfolioRequest", "Allocation service: PortfolioResponse")
+// ---------------------------------------------------------------------------------------------------------
+//
+// The request schemas state the rules the optimize route enforces (subgraphs/allocation/dto.ts: ranges,
+// lengths, map sizes) and refuse unknown fields. RiskSettings, ConstraintPackV1, InvestorProfileV1 and
+// PolicyExplanationV1 also describe the echoes in PortfolioResponse, so nothing in them is `required`
+// beyond what a request must send. Response schemas allow additional properties. A `$ref` that carries
+// a description is wrapped in `allOf` (the OpenAPI generator drops keywords beside a bare `$ref`).
+
+/** Keys that are not blank. */
+const NON_BLANK_KEY = { pattern: '\\S' } as const;
+const fraction = { type: 'number', minimum: 0, maximum: 1 } as const;
+
+const quizAnswers = {
+  type: ['object', 'null'],
+  description: 'raw risk-quiz answers, quiz key -> answer string (e.g. goal, horizon, drawdown, volatility, concentration, preference); at most 50 entries',
+  maxProperties: 50,
+  additionalProperties: { type: 'string', maxLength: 200 },
+} as const;
+
+const suggestedPreset = {
+  type: ['object', 'null'],
+  description: 'preset key and description from the risk wizard (known keys: conservative, moderate, balanced, growth, aggressive)',
+  properties: {
+    key: { ...nullable('string'), maxLength: 50, description: 'preset key' },
+    description: { ...nullable('string'), maxLength: 500, description: 'preset description' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** spec "RiskSettings" (field risk_settings); every omitted field takes the server default. */
+export const riskSettingsSchema = {
+  $id: 'RiskSettings',
+  type: 'object',
+  description: 'risk limits and strategy; in a request every field is optional (omitted fields take the defaults), in a response these are the effective settings',
+  properties: {
+    max_risk_per_trade: { ...fraction, default: DEFAULTS.max_risk_per_trade, description: 'fraction 0..1 of capital at risk per position (shares x (entry - stop))' },
+    max_portfolio_risk: { ...fraction, default: DEFAULTS.max_portfolio_risk, description: 'fraction 0..1 of capital at risk across all stops' },
+    max_position_size: { ...fraction, default: DEFAULTS.max_position_size, description: 'max weight of a single name, fraction 0..1' },
+    max_positions: { type: 'integer', minimum: 1, maximum: MAX_POSITIONS_LIMIT, default: DEFAULTS.max_positions, description: `maximum number of positions, 1..${MAX_POSITIONS_LIMIT}` },
+    allocation_strategy: {
+      type: 'string',
+      enum: ALLOCATION_STRATEGIES,
+      default: DEFAULTS.allocation_strategy,
+      description: 'how capital is weighted across eligible names',
+    },
+    softmax_temperature: { ...nullable('number'), minimum: 0.001, maximum: 100, description: 'softmax-style strategies: higher gives more uniform weights (0.001..100)' },
+    reward_multiplier: { ...nullable('number'), minimum: 0.001, maximum: 100, description: 'Kelly reward scale, used with KELLY_CRITERION (0.001..100)' },
+    stage_weights: {
+      ...nullable('object'),
+      description: 'stage -> factor 0..100 for the stage and hybrid strategies, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}; keys STAGE 1..STAGE 4 (or 1..4, any case), each at most once',
+      maxProperties: 4,
+      propertyNames: { pattern: '^\\s*(?:[Ss][Tt][Aa][Gg][Ee][ _-]?)?[1-4]\\s*$' },
+      additionalProperties: { type: 'number', minimum: 0, maximum: 100 },
+    },
+    half_kelly: { ...nullable('boolean'), description: 'half-Kelly sizing for the Kelly strategy' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** spec "ConstraintPackV1": machine-readable constraints, stored with the portfolio. */
+export const constraintPackSchema = {
+  $id: 'ConstraintPackV1',
+  type: 'object',
+  required: ['schema_version'],
+  properties: {
+    schema_version: { type: 'string', minLength: 1, maxLength: 20, description: 'version of this object, currently "1"' },
+    max_portfolio_turnover_annual: {
+      ...nullable('number'),
+      minimum: 0,
+      maximum: 10,
+      description: 'one-way annual turnover cap as a fraction (0..10); binds against prior_book_weights, otherwise only reported in the diagnostics',
+    },
+    vol_target_annual: { ...nullable('number'), minimum: 0.0001, maximum: 2, description: 'annualised volatility target as a fraction (0.0001..2)' },
+    sector_caps: {
+      ...nullable('object'),
+      description: `sector label -> max weight 0..1; the DEFAULT key is a per-name cap merged with max_position_size; at most ${MAX_MAP_ENTRIES} entries`,
+      maxProperties: MAX_MAP_ENTRIES,
+      propertyNames: NON_BLANK_KEY,
+      additionalProperties: fraction,
+    },
+    covariance_model: { ...nullable('string'), maxLength: 50, description: 'reserved placeholder, recorded only (the covariance is always Ledoit-Wolf shrunk)' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** spec "InvestorProfileV1": a questionnaire snapshot stored with the portfolio. */
+export const investorProfileSchema = {
+  $id: 'InvestorProfileV1',
+  type: 'object',
+  required: ['schema_version'],
+  properties: {
+    schema_version: { type: 'string', minLength: 1, maxLength: 20, description: 'version of this object' },
+    recorded_at: { ...nullable('string'), maxLength: 40, description: 'ISO 8601 time the questionnaire was answered' },
+    risk_quiz_answers: { ...quizAnswers, description: 'quiz key -> answer string; at most 50 entries (null in a response when none was sent)' },
+    suggested_preset: suggestedPreset,
+  },
+  additionalProperties: false,
+} as const;
+
+/** spec "PolicyExplanationV1": in a request a client hint, in a response the server's audit lines. */
+export const policyExplanationSchema = {
+  $id: 'PolicyExplanationV1',
+  type: 'object',
+  properties: {
+    schema_version: { type: 'string', maxLength: 20, description: 'version of this object' },
+    mapper_version: { type: 'string', maxLength: 20, description: 'version of the risk-quiz mapper' },
+    preset_key: { ...nullable('string'), maxLength: 50, description: 'risk preset the settings came from' },
+    bullets: { type: 'array', items: { type: 'string' }, description: 'short audit lines aligned with the constraint fields' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** spec "PortfolioRequest" (POST /api/v1/portfolios/optimize); unknown fields are refused. */
+export const portfolioRequestSchema = {
+  $id: 'PortfolioRequest',
+  type: 'object',
+  required: ['name', 'total_capital'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'portfolio display name' },
+    description: { ...nullable('string'), maxLength: 2000, description: 'free text, at most 2000 characters' },
+    total_capital: { type: 'number', minimum: MIN_TOTAL_CAPITAL, maximum: MAX_TOTAL_CAPITAL, description: `capital to allocate, at least ${MIN_TOTAL_CAPITAL}, at most two decimal places` },
+    currency: { type: 'string', minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency code, default USD' },
+    risk_quiz_answers: quizAnswers,
+    suggested_preset: suggestedPreset,
+    risk_settings: { allOf: [{ $ref: 'RiskSettings#' }], description: 'risk limits and strategy; omitted fields (or all of it) take the server defaults' },
+    investor_profile: { oneOf: [{ $ref: 'InvestorProfileV1#' }, { type: 'null' }], description: 'questionnaire snapshot, stored with the portfolio' },
+    constraint_pack: { oneOf: [{ $ref: 'ConstraintPackV1#' }, { type: 'null' }], description: 'machine-readable constraints, stored with the portfolio' },
+    prior_book_weights: {
+      ...nullable('object'),
+      description: `symbol -> fraction 0..1 of total_capital held before; the fractions sum to at most 1; at most ${MAX_MAP_ENTRIES} entries. Used for rebalance-only blending with the constraint pack's turnover cap`,
+      maxProperties: MAX_MAP_ENTRIES,
+      propertyNames: NON_BLANK_KEY,
+      additionalProperties: fraction,
+    },
+    policy_explanation: {
+      oneOf: [
+        {
+          allOf: [
+            { $ref: 'PolicyExplanationV1#' },
+            { type: 'object', properties: { bullets: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 500 } } } },
+          ],
+        },
+        { type: 'null' },
+      ],
+      description: 'client hint (at most 50 bullets of 500 characters); the response carries the server-built explanation instead',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const levelList = {
+  type: ['array', 'null'],
+  items: {
+    type: 'object',
+    required: ['price'],
+    properties: { price: { type: 'number' }, strength: { ...nullable('number'), description: 'level strength when known' } },
+    additionalProperties: true,
+  },
+} as const;
+
+/** spec "PortfolioAllocation": one whole-share position; every key is present, null where the data is unavailable. */
+export const portfolioAllocationSchema = {
+  $id: 'PortfolioAllocation',
+  type: 'object',
+  required: [
+    'symbol', 'shares', 'position_type', 'entry_price', 'position_value', 'risk_amount', 'percent_of_account', 'stop_loss',
+    'target_price', 'risk_reward_ratio', 'confidence', 'stage', 'entry_date', 'signal', 'stage_strength', 'signal_confidence',
+    'signal_reason', 'bb_width', 'atr', 'atr_percent', 'volatility_trend', 'is_high_volatility', 'volatility_stop_loss_levels',
+    'historical_volatility', 'support_levels', 'resistance_levels',
+  ],
+  properties: {
+    symbol: { type: 'string', description: 'ticker' },
+    shares: { type: 'integer', minimum: 0, description: 'whole shares' },
+    position_type: { type: 'string', description: 'LONG (SHORT is reserved)' },
+    entry_price: { type: 'number', description: 'suggested entry reference price' },
+    position_value: { type: 'number', description: 'shares x entry_price' },
+    risk_amount: { type: 'number', description: 'capital at risk: shares x (entry_price - stop_loss)' },
+    percent_of_account: { type: 'number', minimum: 0, maximum: 1, description: 'position_value as a fraction of total_capital, 0..1' },
+    stop_loss: { type: 'number', description: 'stop price' },
+    target_price: { ...nullable('number'), description: 'price target (pattern, resistance or ATR based)' },
+    risk_reward_ratio: { type: 'number', description: '(target - entry) / (entry - stop); 0 without a target above entry' },
+    confidence: { ...nullable('number'), description: 'signal confidence used for ranking, 0..1' },
+    stage: { ...nullable('string'), description: 'market stage label, e.g. STAGE 2 (case varies)' },
+    entry_date: { ...nullable('string'), description: 'date (ISO 8601) of the analysis the entry comes from' },
+    signal: { ...nullable(['string', 'object']), description: 'usually BUY, SELL or HOLD; may be a structured object' },
+    stage_strength: { ...nullable('string'), description: 'VERY_STRONG, STRONG, MODERATE or WEAK' },
+    signal_confidence: { ...nullable('number'), description: 'confidence of the signal, 0..1' },
+    signal_reason: { ...nullable('string'), description: 'why the signal was given' },
+    bb_width: { ...nullable('number'), description: 'Bollinger bandwidth' },
+    atr: { ...nullable('number'), description: 'Average True Range' },
+    atr_percent: { ...nullable('number'), description: 'ATR as percent of price' },
+    volatility_trend: { ...nullable('string'), description: 'direction of volatility' },
+    is_high_volatility: { ...nullable('boolean'), description: 'whether volatility is high for the name' },
+    volatility_stop_loss_levels: { ...nullable('object'), additionalProperties: nullable('number'), description: 'map of volatility-derived stop levels' },
+    historical_volatility: { ...nullable('number'), description: 'historical volatility' },
+    support_levels: { ...levelList, description: 'support levels: objects with price and optional strength' },
+    resistance_levels: { ...levelList, description: 'resistance levels: objects with price and optional strength' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** spec "OptimizerDiagnosticsV1". */
+export const optimizerDiagnosticsSchema = {
+  $id: 'OptimizerDiagnosticsV1',
+  type: 'object',
+  required: [
+    'schema_version', 'max_position_size_effective', 'max_position_size_from_risk_settings', 'constraint_pack_default_sector_cap',
+    'vol_target_annual', 'max_portfolio_turnover_annual', 'softmax_temperature_base', 'softmax_temperature_effective', 'binding_notes',
+  ],
+  properties: {
+    schema_version: { type: 'string', description: 'version of this object, currently "1"' },
+    max_position_size_effective: { type: 'number', description: 'per-name cap after merging sector_caps.DEFAULT and risk settings' },
+    max_position_size_from_risk_settings: { type: 'number', description: 'risk_settings.max_position_size, before the merge' },
+    constraint_pack_default_sector_cap: { ...nullable('number'), description: 'sector_caps.DEFAULT when a constraint pack was supplied' },
+    vol_target_annual: { ...nullable('number'), description: 'echoed from the constraint pack' },
+    max_portfolio_turnover_annual: { ...nullable('number'), description: 'echoed from the constraint pack' },
+    softmax_temperature_base: { ...nullable('number'), description: 'softmax temperature before the volatility / constraint merge' },
+    softmax_temperature_effective: { ...nullable('number'), description: 'softmax temperature after the merge' },
+    binding_notes: { type: 'array', items: { type: 'string' }, description: 'lines describing binding constraints and deferred fields' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** spec "PortfolioResponse", plus the server's policy_explanation, the echoed constraint_pack and investor_profile, and the analysis date used. */
+export const portfolioResponseSchema = {
+  $id: 'PortfolioResponse',
+  type: 'object',
+  required: [
+    'portfolio_id', 'name', 'description', 'total_capital', 'allocated_capital', 'remaining_capital', 'position_count', 'allocations',
+    'created_at', 'currency', 'risk_settings', 'trace_id', 'optimizer_diagnostics', 'policy_explanation', 'constraint_pack',
+    'investor_profile', 'analysis_date',
+  ],
+  properties: {
+    portfolio_id: { type: 'string', description: 'unique id of this result (GET /api/v1/portfolios/{id})' },
+    name: { type: 'string', description: 'echoed from the request' },
+    description: { ...nullable('string'), description: 'echoed from the request' },
+    total_capital: { type: 'number', description: 'from the request' },
+    allocated_capital: { type: 'number', description: 'sum of position_value across allocations' },
+    remaining_capital: { type: 'number', description: 'total_capital minus allocated_capital' },
+    position_count: { type: 'integer', minimum: 0, description: 'length of allocations' },
+    allocations: { type: 'array', items: { $ref: 'PortfolioAllocation#' }, description: 'positions, best-ranked first (at most two without credentials)' },
+    created_at: { type: 'string', format: 'date-time', description: 'when the result was built' },
+    currency: { type: 'string', description: 'ISO 4217 currency code' },
+    risk_settings: { allOf: [{ $ref: 'RiskSettings#' }], description: 'the effective settings used' },
+    trace_id: { type: 'string', description: 'correlation id for support and logs (also the x-trace-id header)' },
+    optimizer_diagnostics: { oneOf: [{ $ref: 'OptimizerDiagnosticsV1#' }, { type: 'null' }], description: 'effective caps and the constraints that bound' },
+    policy_explanation: { allOf: [{ $ref: 'PolicyExplanationV1#' }], description: 'server-built audit lines: where the settings came from and what applies' },
+    constraint_pack: { oneOf: [{ $ref: 'ConstraintPackV1#' }, { type: 'null' }], description: 'the constraint pack applied (the request\'s or the chosen preset\'s)' },
+    investor_profile: { oneOf: [{ $ref: 'InvestorProfileV1#' }, { type: 'null' }], description: 'echoed from the request' },
+    analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD of the analysis snapshots the book was built from (null when none are stored)' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** The schemas the allocation origin registers (`$id`s its routes reference); `Error#` is the platform's. */
+export const ALLOCATION_SCHEMAS = [
+  riskSettingsSchema,
+  constraintPackSchema,
+  investorProfileSchema,
+  policyExplanationSchema,
+  portfolioRequestSchema,
+  portfolioAllocationSchema,
+  optimizerDiagnosticsSchema,
+  portfolioResponseSchema,
+];
 
 /** Error responses of a route, by status, in the given shape. */
 export function errorResponses(ref: 'Error#' | 'AnalysisError#', ...statuses: number[]): Record<number, unknown> {

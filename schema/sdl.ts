@@ -12,7 +12,7 @@ export async function codeSdls(): Promise<SubgraphSdls> {
   const db = offlineDb(); // printing a schema runs no resolver
   const [analysis, allocation, search] = await Promise.all([
     buildAnalysisSubgraph(new AnalysisService(db, 'DEMO')),
-    buildAllocationSubgraph(new AllocationService()),
+    buildAllocationSubgraph(new AllocationService(db)),
     buildSearchSubgraph(new SearchService()),
   ]);
   return { analysis: analysis.sdl, allocation: allocation.sdl, search: search.sdl };

@@ -326,7 +326,8 @@ export interface MintOptions {
   alg?: 'HS256' | 'RS256' | 'ES256';
   kid?: string;
   issuer: string;
-  audience: string;
+  /** One service's audience, or several (a token a gateway caller uses for fields of several origins). */
+  audience: string | string[];
   subject: string;
   /** A jose duration string ('1h', '15m') or seconds from now (negative for an already expired token). Default '1h'. */
   expiresIn?: string | number;

@@ -224,7 +224,7 @@ export function isConnectionError(err: unknown): boolean {
   const { code = '', message = '' } = err as { code?: unknown; message?: unknown };
   return (
     (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(code)) ||
-    (typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|database closed|Client has encountered a connection error/i.test(message))
+    (typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|database closed|PGlite is closed|Client has encountered a connection error/i.test(message))
   );
 }
 

@@ -13,6 +13,10 @@ export const ERROR_CODES = {
   BAD_USER_INPUT: 400,
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  /** An unauthenticated optimize whose body is not the documented demo body (spec "Allocation service" rule 1). */
+  DEMO_BODY_MISMATCH: 400,
+  /** An Idempotency-Key the partner already used for a different optimize request. */
+  IDEMPOTENCY_KEY_REUSED: 400,
   /** A GraphQL operation above a depth, alias, directive or cost limit (platform/graphql-limits). */
   QUERY_LIMIT_EXCEEDED: 400,
   UNAUTHENTICATED: 401,
@@ -20,6 +24,8 @@ export const ERROR_CODES = {
   NOT_FOUND: 404,
   /** No stored analysis snapshot for the symbol (or for the symbol on the requested date). */
   ANALYSIS_NOT_FOUND: 404,
+  /** No portfolio with that id among the caller's own (someone else's is reported the same way). */
+  PORTFOLIO_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,

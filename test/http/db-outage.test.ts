@@ -9,6 +9,7 @@ import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.j
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { loadSyntheticMarket } from '../../subgraphs/analysis/market-data.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { seedAnalysis } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
@@ -55,6 +56,14 @@ describe('health with the embedded store closed', () => {
     const search = await health(platform, 'search');
     expect(search.status).toBe(200);
     expect(search.body).toEqual({ status: 'degraded' });
+    // spec "Allocation service": optimize answers 503 when the service is unavailable.
+    const optimize = await request(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(DEMO_OPTIMIZE_BODY),
+    });
+    expect(optimize.status).toBe(503);
+    expectErrorShape(optimize.body, 'SERVICE_UNAVAILABLE');
   });
 });
 
@@ -131,5 +140,31 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     await proxy.restore();
     expect((await eventually(dated, (r) => r.status === 200, 5000)).status).toBe(200);
     expect((await bars()).body.errors).toBeUndefined();
+  });
+
+  it('optimize answers 503 while the database is cut, writes nothing, and stores the book once it is back', async () => {
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'p' });
+    const optimize = () =>
+      request<Record<string, unknown>>(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': 'outage-1' },
+        body: JSON.stringify({ name: 'through an outage', total_capital: 50000 }),
+      });
+    const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios'))[0].n;
+    const before = await count();
+
+    await proxy.cut();
+    const started = Date.now();
+    const res = await optimize();
+    expect(res.status).toBe(503);
+    expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    await proxy.restore();
+    const back = await eventually(optimize, (r) => r.status === 200, 5000);
+    expect(back.status).toBe(200);
+    expect(await count()).toBe(before + 1);
+    expect((await optimize()).body.portfolio_id).toBe(back.body.portfolio_id);
+    expect(await count()).toBe(before + 1);
   });
 });

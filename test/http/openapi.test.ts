@@ -59,8 +59,64 @@ it('every document compiles as JSON Schema 2020-12', () => {
   }
 });
 
+it('the allocation document has its three routes with every documented status (spec "Allocation service")', () => {
+  const paths = docs.allocation.paths;
+  expect(Object.keys(paths['/api/v1/portfolios/optimize'].post.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '503']));
+  expect(Object.keys(paths['/api/v1/demo/optimize-body'].get.responses ?? {})).toEqual(expect.arrayContaining(['200']));
+  expect(Object.keys(paths['/api/v1/portfolios/{id}'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404']));
+});
+
+it('the allocation request schemas state the validation rules and refuse unknown fields; responses allow extra keys', async () => {
+  const doc = docs.allocation;
+  const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: false });
+  const request = ajv.compile({ $ref: '#/components/schemas/PortfolioRequest', components: doc.components });
+  const demoBody = (await (await fetch(`${platform.urls.allocation}/api/v1/demo/optimize-body`)).json()) as Record<string, unknown>;
+  expect(request(demoBody)).toBe(true);
+  expect(() => checkResponse(doc, 'GET', '/api/v1/demo/optimize-body', 200, demoBody)).not.toThrow();
+  expect(request({ ...demoBody, totalCapital: 5000 })).toBe(false);
+  expect(request({ ...demoBody, risk_settings: { max_positions: 10, extra: 1 } })).toBe(false);
+  expect(request({ ...demoBody, total_capital: 999.99 })).toBe(false);
+  expect(request({ ...demoBody, risk_settings: { max_risk_per_trade: 1.5 } })).toBe(false);
+  expect(request({ ...demoBody, risk_settings: { max_positions: 501 } })).toBe(false);
+  expect(request({ ...demoBody, risk_settings: { allocation_strategy: 'MEAN_VARIANCE' } })).toBe(false);
+  expect(request({ ...demoBody, name: 'x'.repeat(201) })).toBe(false);
+  expect(request({ ...demoBody, constraint_pack: { max_portfolio_turnover_annual: 1 } })).toBe(false); // schema_version is required
+  expect(request({ ...demoBody, constraint_pack: { schema_version: '1', sector_caps: { Energy: 1.2 } } })).toBe(false);
+  expect(request({ ...demoBody, policy_explanation: { bullets: Array.from({ length: 51 }, () => 'line') } })).toBe(false);
+  expect(
+    request({
+      ...demoBody,
+      currency: 'EUR',
+      risk_settings: { allocation_strategy: 'STAGE_WEIGHTED', stage_weights: { 'STAGE 2': 1, stage_1: 0.3 }, half_kelly: null },
+      investor_profile: { schema_version: '1', recorded_at: '2024-05-01T00:00:00Z', risk_quiz_answers: { goal: 'growth' }, suggested_preset: null },
+      constraint_pack: { schema_version: '1', vol_target_annual: 0.18, sector_caps: { DEFAULT: 0.1, Energy: 0.3 }, covariance_model: null },
+      prior_book_weights: { ACME: 0.4 },
+      policy_explanation: null,
+    }),
+  ).toBe(true);
+
+  const row = {
+    symbol: 'ACME', shares: 10, position_type: 'LONG', entry_price: 50, position_value: 500, risk_amount: 25, percent_of_account: 0.005,
+    stop_loss: 47.5, target_price: null, risk_reward_ratio: 0, confidence: null, stage: 'STAGE 2', entry_date: '2024-05-01', signal: 'BUY',
+    stage_strength: null, signal_confidence: null, signal_reason: null, bb_width: null, atr: null, atr_percent: null, volatility_trend: null,
+    is_high_volatility: null, volatility_stop_loss_levels: null, historical_volatility: null, support_levels: [{ price: 45, strength: null }],
+    resistance_levels: null, extra_key: 'allowed',
+  };
+  const response = {
+    portfolio_id: 'p1', name: 'Demo portfolio', description: null, total_capital: 100000, allocated_capital: 500, remaining_capital: 99500,
+    position_count: 1, allocations: [row], created_at: '2024-05-02T00:00:00.000Z', currency: 'USD', risk_settings: demoBody.risk_settings,
+    trace_id: 't1', optimizer_diagnostics: null, policy_explanation: { schema_version: '1', mapper_version: '1.0.0', preset_key: null, bullets: [] },
+    constraint_pack: null, investor_profile: null, analysis_date: '2024-05-01', extra_key: 'allowed',
+  };
+  expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, response)).not.toThrow();
+  expect(() => checkResponse(doc, 'GET', '/api/v1/portfolios/p1', 200, response)).not.toThrow();
+  expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, { ...response, allocations: [{ ...row, shares: 'ten' }] })).toThrow(/shares/);
+  expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, { ...response, trace_id: undefined })).toThrow(/trace_id/);
+});
+
 it('names every field of the spec\'s resources (schema/spec-fields.json)', () => {
-  const schemas = docs.analysis.components?.schemas as Record<string, { properties?: Record<string, unknown> }>;
+  // Each resource is a component of the origin serving it (analysis or allocation).
+  const schemas = { ...docs.analysis.components?.schemas, ...docs.allocation.components?.schemas } as Record<string, { properties?: Record<string, unknown> }>;
   for (const [resource, fields] of Object.entries(SPEC_FIELDS)) {
     if (!Array.isArray(fields)) continue;
     expect({ resource, missing: fields.filter((f) => !(f in (schemas[resource]?.properties ?? {}))) }).toEqual({ resource, missing: [] });
@@ -75,13 +131,56 @@ it('checkResponse refuses a body that breaks the documented shape (the contract 
 
 (fs.existsSync(SPEC_FILE) ? it : it.skip)('schema/spec-fields.json lists exactly the fields of the spec\'s tables', () => {
   const spec = fs.readFileSync(SPEC_FILE, 'utf8');
-  const fieldsUnder = (heading: RegExp): string[] => {
+  const sectionUnder = (heading: RegExp): string[] => {
     const start = spec.search(heading);
+    expect(start).toBeGreaterThanOrEqual(0);
     const rest = spec.slice(start).split('\n').slice(1);
     const end = rest.findIndex((line) => line.startsWith('#'));
-    return (end < 0 ? rest : rest.slice(0, end)).filter((l) => /^\| [a-z_]+ \|/.test(l)).map((l) => l.split('|')[1].trim());
+    return end < 0 ? rest : rest.slice(0, end);
+  };
+  /** The field column of each table under the heading, table by table. */
+  const tablesUnder = (heading: RegExp): string[][] => {
+    const tables: string[][] = [];
+    let current: string[] | null = null;
+    for (const line of sectionUnder(heading)) {
+      if (!line.startsWith('|')) current = null;
+      else if (/^\| [a-z_]+ \|/.test(line)) {
+        if (!current) tables.push((current = []));
+        current.push(line.split('|')[1].trim());
+      } else if (!current) tables.push((current = []));
+    }
+    return tables;
+  };
+  const fieldsUnder = (heading: RegExp): string[] => tablesUnder(heading).flat();
+  /** Fields of a one-line definition `Name: field (type...), field (type...), ...` in the section. */
+  const fieldsOfLine = (heading: RegExp, name: string): string[] => {
+    const line = sectionUnder(heading).find((l) => l.startsWith(`${name}: `));
+    expect(line).toBeDefined();
+    const fields: string[] = [];
+    let depth = 0;
+    let item = '';
+    for (const ch of `${line!.slice(name.length + 2)},`) {
+      if (ch === '(') depth += 1;
+      if (ch === ')') depth -= 1;
+      if (ch === ',' && depth === 0) {
+        if (item.trim()) fields.push(/^[a-z_]+/.exec(item.trim())?.[0] ?? item.trim());
+        item = '';
+      } else item += ch;
+    }
+    return fields;
   };
   expect(fieldsUnder(/^### Analysis service: AnalysisResultResponse/m)).toEqual(SPEC_FIELDS.AnalysisResultResponse);
   expect(fieldsUnder(/^### AnalysisLatestResult/m)).toEqual(SPEC_FIELDS.AnalysisLatestResult);
   expect(fieldsUnder(/^### PatternEntry/m)).toEqual(SPEC_FIELDS.PatternEntry);
+
+  const request = /^### Allocation service: PortfolioRequest/m;
+  expect(tablesUnder(request)).toEqual([SPEC_FIELDS.PortfolioRequest, SPEC_FIELDS.RiskSettings]);
+  expect(fieldsOfLine(request, 'InvestorProfileV1')).toEqual(SPEC_FIELDS.InvestorProfileV1);
+  expect(fieldsOfLine(request, 'ConstraintPackV1')).toEqual(SPEC_FIELDS.ConstraintPackV1);
+  expect(fieldsOfLine(request, 'PolicyExplanationV1')).toEqual(SPEC_FIELDS.PolicyExplanationV1);
+  expect(tablesUnder(/^### Allocation service: PortfolioResponse/m)).toEqual([
+    SPEC_FIELDS.PortfolioResponse,
+    SPEC_FIELDS.PortfolioAllocation,
+    SPEC_FIELDS.OptimizerDiagnosticsV1,
+  ]);
 });

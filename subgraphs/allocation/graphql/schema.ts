@@ -1,16 +1,24 @@
-/** The allocation subgraph: strategies and risk-setting defaults (portfolios arrive with optimize). */
-import { Field, Float, Int, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+/**
+ * The allocation subgraph: strategies and limits, `Mutation.optimizePortfolio`, and the caller's own
+ * portfolios (`Query.portfolio`, `Query.portfolios`, `Portfolio @key(fields: "id")`). Resolvers are thin:
+ * AllocationService applies every rule (demo body, validation, idempotency, ownership).
+ */
+import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
-import type { AllocationService } from '../service.js';
+import { PortfolioRequestInput } from '../dto.js';
+import type { RiskSettings } from '../engine/risk-settings.js';
+import type { PortfolioAllocation } from '../engine/types.js';
+import type { AllocationService, PortfolioResponse } from '../service.js';
+import { AllocationStrategyEnum } from './enums.js';
+import {
+  PortfolioAllocationType,
+  PortfolioConnection,
+  PortfolioType,
+  RiskSettingsType,
+} from './types.js';
 
-export enum AllocationStrategyEnum {
-  EQUAL_WEIGHT = 'EQUAL_WEIGHT',
-  STAGE_WEIGHTED = 'STAGE_WEIGHTED',
-  CONFIDENCE_WEIGHTED = 'CONFIDENCE_WEIGHTED',
-  KELLY_CRITERION = 'KELLY_CRITERION',
-  HYBRID_WEIGHTED = 'HYBRID_WEIGHTED',
-}
-registerEnumType(AllocationStrategyEnum, { name: 'AllocationStrategy' });
+export { AllocationStrategyEnum };
 
 @ObjectType({ description: 'An allocation strategy the optimizer offers' })
 export class AllocationStrategyInfo {
@@ -24,24 +32,6 @@ export class AllocationStrategyInfo {
   parameters!: string[];
 }
 
-@ObjectType({ description: 'Risk settings; the defaults are what the server applies when a request omits them' })
-export class RiskSettingsType {
-  @Field(() => Float)
-  maxRiskPerTrade!: number;
-
-  @Field(() => Float)
-  maxPortfolioRisk!: number;
-
-  @Field(() => Float)
-  maxPositionSize!: number;
-
-  @Field(() => Int)
-  maxPositions!: number;
-
-  @Field(() => AllocationStrategyEnum)
-  allocationStrategy!: AllocationStrategyEnum;
-}
-
 @ObjectType({ description: 'Limits of the optimize operation' })
 export class AllocationLimits {
   @Field(() => Float)
@@ -49,6 +39,92 @@ export class AllocationLimits {
 
   @Field(() => RiskSettingsType)
   defaultRiskSettings!: RiskSettingsType;
+}
+
+export const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({
+  maxRiskPerTrade: s.max_risk_per_trade,
+  maxPortfolioRisk: s.max_portfolio_risk,
+  maxPositionSize: s.max_position_size,
+  maxPositions: s.max_positions,
+  allocationStrategy: s.allocation_strategy as AllocationStrategyEnum,
+  softmaxTemperature: s.softmax_temperature,
+  rewardMultiplier: s.reward_multiplier,
+  stageWeights: s.stage_weights,
+  halfKelly: s.half_kelly,
+});
+
+const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
+  symbol: a.symbol,
+  security: { symbol: a.symbol },
+  shares: a.shares,
+  positionType: a.position_type,
+  entryPrice: a.entry_price,
+  positionValue: a.position_value,
+  riskAmount: a.risk_amount,
+  percentOfAccount: a.percent_of_account,
+  stopLoss: a.stop_loss,
+  targetPrice: a.target_price,
+  riskRewardRatio: a.risk_reward_ratio,
+  confidence: a.confidence,
+  stage: a.stage,
+  entryDate: a.entry_date,
+  signal: a.signal,
+  stageStrength: a.stage_strength,
+  signalConfidence: a.signal_confidence,
+  signalReason: a.signal_reason,
+  bbWidth: a.bb_width,
+  atr: a.atr,
+  atrPercent: a.atr_percent,
+  volatilityTrend: a.volatility_trend,
+  isHighVolatility: a.is_high_volatility,
+  volatilityStopLossLevels: a.volatility_stop_loss_levels,
+  historicalVolatility: a.historical_volatility,
+  supportLevels: a.support_levels,
+  resistanceLevels: a.resistance_levels,
+});
+
+export function toPortfolioType(p: PortfolioResponse): PortfolioType {
+  const d = p.optimizer_diagnostics;
+  const pack = p.constraint_pack;
+  return {
+    id: p.portfolio_id,
+    name: p.name,
+    description: p.description,
+    totalCapital: p.total_capital,
+    allocatedCapital: p.allocated_capital,
+    remainingCapital: p.remaining_capital,
+    positionCount: p.position_count,
+    allocations: p.allocations.map(toAllocationType),
+    createdAt: p.created_at,
+    currency: p.currency,
+    riskSettings: toRiskSettingsType(p.risk_settings),
+    traceId: p.trace_id,
+    optimizerDiagnostics: d && {
+      schemaVersion: d.schema_version,
+      maxPositionSizeEffective: d.max_position_size_effective,
+      maxPositionSizeFromRiskSettings: d.max_position_size_from_risk_settings,
+      constraintPackDefaultSectorCap: d.constraint_pack_default_sector_cap,
+      volTargetAnnual: d.vol_target_annual,
+      maxPortfolioTurnoverAnnual: d.max_portfolio_turnover_annual,
+      softmaxTemperatureBase: d.softmax_temperature_base,
+      softmaxTemperatureEffective: d.softmax_temperature_effective,
+      bindingNotes: d.binding_notes,
+    },
+    policyExplanation: {
+      schemaVersion: p.policy_explanation.schema_version,
+      mapperVersion: p.policy_explanation.mapper_version,
+      presetKey: p.policy_explanation.preset_key,
+      bullets: p.policy_explanation.bullets,
+    },
+    constraintPack: pack && {
+      schemaVersion: pack.schema_version,
+      maxPortfolioTurnoverAnnual: pack.max_portfolio_turnover_annual,
+      volTargetAnnual: pack.vol_target_annual,
+      sectorCaps: pack.sector_caps,
+      covarianceModel: pack.covariance_model,
+    },
+    analysisDate: p.analysis_date,
+  };
 }
 
 @Resolver()
@@ -62,20 +138,55 @@ export class AllocationInfoResolver {
 
   @Query(() => AllocationLimits)
   allocationLimits(): AllocationLimits {
-    const d = this.allocation.defaultRiskSettings();
-    return {
-      minTotalCapital: this.allocation.minTotalCapital(),
-      defaultRiskSettings: {
-        maxRiskPerTrade: d.max_risk_per_trade,
-        maxPortfolioRisk: d.max_portfolio_risk,
-        maxPositionSize: d.max_position_size,
-        maxPositions: d.max_positions,
-        allocationStrategy: d.allocation_strategy as AllocationStrategyEnum,
-      },
-    };
+    return { minTotalCapital: this.allocation.minTotalCapital(), defaultRiskSettings: toRiskSettingsType(this.allocation.defaultRiskSettings()) };
+  }
+}
+
+@Resolver(() => PortfolioType)
+export class PortfolioResolver {
+  constructor(private readonly allocation: AllocationService) {}
+
+  @Mutation(() => PortfolioType, {
+    description:
+      'Build a whole-share portfolio (REST POST /api/v1/portfolios/optimize). Partners: stored, and a retry with the same idempotencyKey returns the first result. Without a token only the demo input is accepted (two rows, not stored).',
+  })
+  async optimizePortfolio(
+    @Arg('input', () => PortfolioRequestInput, { validate: false }) input: PortfolioRequestInput,
+    @Ctx() ctx: RequestContext,
+    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string,
+  ): Promise<PortfolioType> {
+    const outcome = await this.allocation.optimize(await ctx.principal(), input, { traceId: ctx.traceId, idempotencyKey, naming: 'graphql' });
+    return toPortfolioType(outcome.response);
+  }
+
+  @Query(() => PortfolioType, { description: 'One of your portfolios (NOT_FOUND for any other id)' })
+  async portfolio(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<PortfolioType> {
+    return toPortfolioType((await this.allocation.portfolio(await ctx.principal(), id)).response);
+  }
+
+  @Query(() => PortfolioConnection, { description: 'Your portfolios, newest first' })
+  async portfolios(
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true, description: 'Page size, default 20, at most 100' }) first?: number,
+    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page' }) after?: string,
+  ): Promise<PortfolioConnection> {
+    const page = await this.allocation.portfolios(await ctx.principal(), { first, after });
+    return { nodes: page.items.map(toPortfolioType), pageInfo: { hasNextPage: page.hasMore, endCursor: page.endCursor }, totalCount: page.total };
   }
 }
 
 export function buildAllocationSubgraph(allocation: AllocationService): Promise<Subgraph> {
-  return buildSubgraph({ resolvers: [[AllocationInfoResolver, new AllocationInfoResolver(allocation)]] });
+  return buildSubgraph({
+    resolvers: [
+      [AllocationInfoResolver, new AllocationInfoResolver(allocation)],
+      [PortfolioResolver, new PortfolioResolver(allocation)],
+    ],
+    referenceResolvers: {
+      Portfolio: {
+        async __resolveReference(ref: { id: string }, ctx: RequestContext) {
+          return toPortfolioType((await allocation.portfolio(await ctx.principal(), ref.id)).response);
+        },
+      },
+    },
+  });
 }

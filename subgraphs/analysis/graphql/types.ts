@@ -9,6 +9,7 @@
  */
 import { JSONResolver, LocalDateResolver } from 'graphql-scalars';
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { PageInfo } from '../../platform/graphql-types.js';
 
 export enum AssetTypeEnum {
   EQUITY = 'EQUITY',
@@ -46,14 +47,6 @@ export class BarType {
   volume!: number;
 }
 
-@ObjectType({ description: 'Cursor pagination state' })
-export class PageInfo {
-  @Field(() => Boolean)
-  hasNextPage!: boolean;
-
-  @Field(() => String, { nullable: true, description: 'Pass as `after` to get the next page' })
-  endCursor!: string | null;
-}
 
 @ObjectType({ description: 'A page of daily bars, oldest first' })
 export class BarConnection {

@@ -1,0 +1,116 @@
+/**
+ * The allocation origin's REST routes (spec "Allocation service"; DESIGN section 5), as one Fastify plugin:
+ *
+ *   POST /api/v1/portfolios/optimize     PortfolioRequest -> PortfolioResponse
+ *        with a partner Bearer token: the full book, persisted; `Idempotency-Key` makes retries safe
+ *        (the replay carries `Idempotent-Replayed: true`);
+ *        without a token: only the demo body, at most two rows, nothing stored;
+ *        400 VALIDATION_FAILED (every violation listed) / DEMO_BODY_MISMATCH / IDEMPOTENCY_KEY_REUSED,
+ *        401 for a bad token, 503 when the store is down.
+ *   GET  /api/v1/demo/optimize-body      the demo body, as an anonymous caller must send it
+ *   GET  /api/v1/portfolios/{id}         a partner's own stored result (404 for any other id)
+ *
+ * Handlers are thin: they map the REST body to the shared DTO (dto.ts) and call AllocationService.
+ * The body schema documents the request in /openapi.json but does not validate it: class-validator
+ * does, so REST and GraphQL refuse exactly the same inputs with the same wording.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../subgraphs/platform/auth.js';
+import { sendError, toHttpError } from '../subgraphs/platform/http.js';
+import { restBodyToInput } from '../subgraphs/allocation/dto.js';
+import type { AllocationService } from '../subgraphs/allocation/service.js';
+import { errorResponses } from './schemas.js';
+
+export const OPTIMIZE_PATH = '/api/v1/portfolios/optimize';
+export const DEMO_BODY_PATH = '/api/v1/demo/optimize-body';
+export const PORTFOLIO_PATH = '/api/v1/portfolios/:id';
+
+export interface AllocationRoutesOptions {
+  allocation: AllocationService;
+  /** The origin's partner-token authenticator: anonymous without a header, 401 for a bad token. */
+  authenticate(request: FastifyRequest): Promise<Principal>;
+  /** `realm` of the WWW-Authenticate challenge sent with 401s. */
+  realm: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export async function allocationRoutes(app: FastifyInstance, options: AllocationRoutesOptions): Promise<void> {
+  const { allocation, authenticate } = options;
+  const challenge = `Bearer realm="${options.realm}"`;
+
+  app.setErrorHandler((err, request, reply) => {
+    const appError = toHttpError(err);
+    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    if (appError.status === 401) void reply.header('www-authenticate', challenge);
+    return sendError(reply, appError);
+  });
+
+  const sendJson = (reply: FastifyReply, text: string) => reply.type(JSON_TYPE).send(text);
+  // Bodies are JSON only: without Fastify's text/plain parser, other types are 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain');
+
+  app.post<{ Body: unknown; Headers: { 'idempotency-key'?: string } }>(
+    OPTIMIZE_PATH,
+    {
+      // A bad token is 401 before the body is even parsed (the authenticator remembers the answer).
+      onRequest: async (request) => {
+        await authenticate(request);
+      },
+      // Documents the body; class-validator checks it (see the header comment).
+      validatorCompiler: () => () => true,
+      schema: {
+        summary: 'Build a whole-share portfolio from capital and risk settings (spec "Allocation service")',
+        tags: ['allocation'],
+        security: [{ bearer: [] }, {}],
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', description: 'Partners: a retried request with the same key returns the first result (1-255 visible ASCII characters)' } },
+        },
+        body: { $ref: 'PortfolioRequest#' },
+        response: { 200: { $ref: 'PortfolioResponse#' }, ...errorResponses('Error#', 400, 401, 413, 415, 429, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(request);
+      const { input, unknown } = restBodyToInput(request.body);
+      const outcome = await allocation.optimize(principal, input, {
+        traceId: request.traceId,
+        idempotencyKey: request.headers['idempotency-key'],
+        naming: 'rest',
+        unknownFields: unknown,
+      });
+      if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
+      return sendJson(reply, outcome.responseText);
+    },
+  );
+
+  app.get(
+    DEMO_BODY_PATH,
+    {
+      schema: {
+        summary: 'The one optimize body accepted without a bearer token (DESIGN section 5)',
+        tags: ['allocation'],
+        response: { 200: { $ref: 'PortfolioRequest#' }, ...errorResponses('Error#', 429, 500) },
+      },
+    },
+    async (_request, reply) => sendJson(reply, JSON.stringify(allocation.demoBody())),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    PORTFOLIO_PATH,
+    {
+      schema: {
+        summary: "A stored optimize result, the caller's own only",
+        tags: ['allocation'],
+        security: [{ bearer: [] }],
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'portfolio_id of an optimize response' } } },
+        response: { 200: { $ref: 'PortfolioResponse#' }, ...errorResponses('Error#', 401, 404, 429, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(request);
+      return sendJson(reply, (await allocation.portfolio(principal, request.params.id)).responseText);
+    },
+  );
+}

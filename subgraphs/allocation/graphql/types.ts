@@ -1,0 +1,268 @@
+/**
+ * Allocation subgraph output types: `Portfolio @key(fields: "id")` (owned here; the search subgraph adds
+ * fields to it), its positions, diagnostics and policy explanation. Fields are camelCase; the REST
+ * response keeps the spec's snake_case. Each position references `Security` (owned by the analysis
+ * subgraph) so a gateway query can join a position with its latest analysis.
+ */
+import { JSONObjectResolver, SafeIntResolver } from 'graphql-scalars';
+import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { PageInfo } from '../../platform/graphql-types.js';
+import { AllocationStrategyEnum } from './enums.js';
+
+/** A reference to the analysis subgraph's entity: only its key lives here. */
+@Directive('@key(fields: "symbol", resolvable: false)')
+@ObjectType('Security')
+export class SecurityReference {
+  @Field(() => String)
+  symbol!: string;
+}
+
+@ObjectType({ description: 'Risk settings; in a portfolio, the effective ones the optimizer used' })
+export class RiskSettingsType {
+  @Field(() => Float)
+  maxRiskPerTrade!: number;
+
+  @Field(() => Float)
+  maxPortfolioRisk!: number;
+
+  @Field(() => Float)
+  maxPositionSize!: number;
+
+  @Field(() => Int)
+  maxPositions!: number;
+
+  @Field(() => AllocationStrategyEnum)
+  allocationStrategy!: AllocationStrategyEnum;
+
+  @Field(() => Float, { nullable: true })
+  softmaxTemperature!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  rewardMultiplier!: number | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Stage label -> factor' })
+  stageWeights!: Record<string, number> | null;
+
+  @Field(() => Boolean, { nullable: true })
+  halfKelly!: boolean | null;
+}
+
+@ObjectType({ description: 'A support or resistance level' })
+export class PriceLevelType {
+  @Field(() => Float)
+  price!: number;
+
+  @Field(() => Float, { nullable: true, description: '0..1 from touches and recency' })
+  strength!: number | null;
+}
+
+@ObjectType({ description: 'One whole-share position of a portfolio (spec PortfolioAllocation)' })
+export class PortfolioAllocationType {
+  @Field(() => String)
+  symbol!: string;
+
+  @Field(() => SecurityReference, { description: 'The security, with its analysis (resolved by the analysis subgraph)' })
+  security!: SecurityReference;
+
+  @Field(() => SafeIntResolver, { description: 'Whole shares (a big book of a cheap stock can exceed 32 bits)' })
+  shares!: number;
+
+  @Field(() => String, { description: 'LONG' })
+  positionType!: string;
+
+  @Field(() => Float)
+  entryPrice!: number;
+
+  @Field(() => Float)
+  positionValue!: number;
+
+  @Field(() => Float, { description: 'shares x (entry - stop)' })
+  riskAmount!: number;
+
+  @Field(() => Float, { description: 'Fraction of the account, 0..1' })
+  percentOfAccount!: number;
+
+  @Field(() => Float)
+  stopLoss!: number;
+
+  @Field(() => Float, { nullable: true })
+  targetPrice!: number | null;
+
+  @Field(() => Float)
+  riskRewardRatio!: number;
+
+  @Field(() => Float, { nullable: true })
+  confidence!: number | null;
+
+  @Field(() => String, { nullable: true })
+  stage!: string | null;
+
+  @Field(() => String, { nullable: true })
+  entryDate!: string | null;
+
+  @Field(() => String, { nullable: true })
+  signal!: string | null;
+
+  @Field(() => String, { nullable: true })
+  stageStrength!: string | null;
+
+  @Field(() => Float, { nullable: true })
+  signalConfidence!: number | null;
+
+  @Field(() => String, { nullable: true })
+  signalReason!: string | null;
+
+  @Field(() => Float, { nullable: true })
+  bbWidth!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  atr!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  atrPercent!: number | null;
+
+  @Field(() => String, { nullable: true })
+  volatilityTrend!: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  isHighVolatility!: boolean | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Volatility-derived stop levels' })
+  volatilityStopLossLevels!: Record<string, number | null> | null;
+
+  @Field(() => Float, { nullable: true })
+  historicalVolatility!: number | null;
+
+  @Field(() => [PriceLevelType], { nullable: true })
+  supportLevels!: PriceLevelType[] | null;
+
+  @Field(() => [PriceLevelType], { nullable: true })
+  resistanceLevels!: PriceLevelType[] | null;
+}
+
+@ObjectType({ description: 'spec OptimizerDiagnosticsV1: what bound, and by how much' })
+export class OptimizerDiagnosticsType {
+  @Field(() => String)
+  schemaVersion!: string;
+
+  @Field(() => Float)
+  maxPositionSizeEffective!: number;
+
+  @Field(() => Float)
+  maxPositionSizeFromRiskSettings!: number;
+
+  @Field(() => Float, { nullable: true })
+  constraintPackDefaultSectorCap!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  volTargetAnnual!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  maxPortfolioTurnoverAnnual!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  softmaxTemperatureBase!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  softmaxTemperatureEffective!: number | null;
+
+  @Field(() => [String])
+  bindingNotes!: string[];
+}
+
+@ObjectType({ description: 'spec PolicyExplanationV1, built by the server' })
+export class PolicyExplanationType {
+  @Field(() => String)
+  schemaVersion!: string;
+
+  @Field(() => String)
+  mapperVersion!: string;
+
+  @Field(() => String, { nullable: true })
+  presetKey!: string | null;
+
+  @Field(() => [String])
+  bullets!: string[];
+}
+
+@ObjectType({ description: 'spec ConstraintPackV1, as applied' })
+export class ConstraintPackType {
+  @Field(() => String)
+  schemaVersion!: string;
+
+  @Field(() => Float, { nullable: true })
+  maxPortfolioTurnoverAnnual!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  volTargetAnnual!: number | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true })
+  sectorCaps!: Record<string, number> | null;
+
+  @Field(() => String, { nullable: true })
+  covarianceModel!: string | null;
+}
+
+@Directive('@key(fields: "id")')
+@ObjectType('Portfolio', { description: 'An optimize result (spec PortfolioResponse); visible only to the partner that created it' })
+export class PortfolioType {
+  @Field(() => ID, { description: 'portfolio_id (demo results: not stored, prefixed demo-)' })
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => Float)
+  totalCapital!: number;
+
+  @Field(() => Float)
+  allocatedCapital!: number;
+
+  @Field(() => Float)
+  remainingCapital!: number;
+
+  @Field(() => Int)
+  positionCount!: number;
+
+  @Field(() => [PortfolioAllocationType])
+  allocations!: PortfolioAllocationType[];
+
+  @Field(() => String, { description: 'ISO 8601 instant the result was built' })
+  createdAt!: string;
+
+  @Field(() => String)
+  currency!: string;
+
+  @Field(() => RiskSettingsType, { description: 'Effective settings used' })
+  riskSettings!: RiskSettingsType;
+
+  @Field(() => String)
+  traceId!: string;
+
+  @Field(() => OptimizerDiagnosticsType, { nullable: true })
+  optimizerDiagnostics!: OptimizerDiagnosticsType | null;
+
+  @Field(() => PolicyExplanationType)
+  policyExplanation!: PolicyExplanationType;
+
+  @Field(() => ConstraintPackType, { nullable: true, description: 'The constraint pack applied (the request\'s, or the risk preset\'s)' })
+  constraintPack!: ConstraintPackType | null;
+
+  @Field(() => String, { nullable: true, description: 'Date of the analysis snapshots the book was built from' })
+  analysisDate!: string | null;
+}
+
+@ObjectType({ description: "A page of the caller's portfolios, newest first" })
+export class PortfolioConnection {
+  @Field(() => [PortfolioType])
+  nodes!: PortfolioType[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+
+  @Field(() => Int)
+  totalCount!: number;
+}
