@@ -8,8 +8,9 @@
  *                                        store the deterministic synthetic market
  *   analyze [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N]
  *                                        store analysis snapshots (default: the latest trading day)
- *   token [--sub ID] [--audience analysis|allocation|AUD] [--ttl 1h]
- *                                        mint a partner access token (development HS256 secret)
+ *   token [--sub ID] [--audience analysis|allocation|AUD[,...]] [--ttl 1h]
+ *                                        mint a partner access token (development HS256 secret);
+ *                                        several audiences: one token for a gateway query over both
  *
  * Exit codes: 0 done; 1 failed, or rows were rejected (the good rows were imported); 2 usage error.
  */
@@ -150,7 +151,11 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       const { values } = parseArgs({ args: rest, options: { sub: { type: 'string' }, audience: { type: 'string' }, ttl: { type: 'string' } } });
       const auth = resolvePartnerAuth(config);
       if (!auth.hs256Secret) throw new UsageError('token mints HS256 development tokens; this configuration has no HS256 secret (production uses your identity provider)');
-      const audience = values.audience === undefined || values.audience === 'analysis' ? auth.audiences.analysis : values.audience === 'allocation' ? auth.audiences.allocation : values.audience;
+      // `analysis`, `allocation`, any other audience string, or several joined by commas (a gateway
+      // caller whose query reaches both partner origins).
+      const named = (a: string) => (a === 'analysis' ? auth.audiences.analysis : a === 'allocation' ? auth.audiences.allocation : a);
+      const audiences = (values.audience ?? 'analysis').split(',').map((a) => named(a.trim())).filter((a) => a.length > 0);
+      const audience = audiences.length === 1 ? audiences[0] : audiences;
       const token = await mintPartnerToken({ secret: auth.hs256Secret, issuer: auth.issuer, audience, subject: values.sub ?? 'partner-demo', expiresIn: values.ttl ?? '1h' });
       console.log(token);
       return 0;

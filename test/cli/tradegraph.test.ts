@@ -93,6 +93,15 @@ it('mints a partner token the analysis origin accepts', async () => {
   expect((principal.claims.exp as number) - (principal.claims.iat as number)).toBe(600);
 });
 
+it('mints one token for several origins when given several audiences', async () => {
+  expect(await run(['token', '--sub', 'partner-7', '--audience', 'analysis,allocation'], config)).toBe(0);
+  for (const audience of [config.auth.audiences.analysis, config.auth.audiences.allocation]) {
+    expect((await createPartnerTokenVerifier(config.auth, audience).verify(out.at(-1) as string)).partnerId).toBe('partner-7');
+  }
+  expect(await run(['token', '--audience', 'allocation'], config)).toBe(0);
+  await expect(createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(out.at(-1) as string)).rejects.toThrow();
+});
+
 it('usage errors are reported, not thrown as crashes', async () => {
   await expect(run(['import', 'bars'], config)).rejects.toThrow(/at least one file/);
   await expect(run(['import', 'bars', path.join(dir, 'missing.csv')], config)).rejects.toThrow(/No such file/);
