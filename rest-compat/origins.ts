@@ -183,7 +183,7 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
 }
 
 export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const allocation = new AllocationService(deps.db);
+  const allocation = new AllocationService(deps.db, { universeTtlMs: deps.config.allocation.universeTtlMs });
   let app: FastifyInstance | undefined;
   const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.allocation, () => app?.log);
   const subgraph = await buildAllocationSubgraph(allocation);

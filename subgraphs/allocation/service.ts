@@ -102,6 +102,8 @@ export interface PortfolioPage {
 
 export interface AllocationServiceOptions {
   now?: () => Date;
+  /** How long the candidate universe is used before the store is asked whether it changed (default 1 s; 0: every optimize). */
+  universeTtlMs?: number;
 }
 
 /** The candidate universe built from one set of snapshots, and what is derived from it on demand. */
@@ -121,14 +123,16 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 export class AllocationService {
   private readonly now: () => Date;
-  /** The universe being built or built, with the store version it was built from. */
-  private universeCache: { key: string; universe: Promise<Universe> } | null = null;
+  private readonly universeTtlMs: number;
+  /** The universe being built or built, the store version it was built from, and when that was last confirmed. */
+  private universeCache: { key: string; universe: Promise<Universe>; checkedAt: number } | null = null;
 
   constructor(
     private readonly db: Db,
     options: AllocationServiceOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.universeTtlMs = options.universeTtlMs ?? 1000;
   }
 
   strategies(): readonly StrategyInfo[] {
@@ -298,15 +302,22 @@ export class AllocationService {
 
   /**
    * Every symbol's snapshot on the newest analysis date as a candidate. The built universe is kept
-   * until the store's set of newest snapshots changes (a cheap version query per optimize tells).
+   * until the store's set of newest snapshots changes; a cheap version query tells, asked at most once
+   * per `universeTtlMs`.
    */
   private async universe(): Promise<Universe> {
+    const started = Date.now();
+    const fresh = this.universeCache;
+    if (fresh && started - fresh.checkedAt < this.universeTtlMs) return fresh.universe;
     const version = await universeVersion(this.db);
     const key = JSON.stringify(version);
     const cached = this.universeCache;
-    if (cached && cached.key === key) return cached.universe;
+    if (cached && cached.key === key) {
+      cached.checkedAt = started;
+      return cached.universe;
+    }
     const universe = this.buildUniverse(key, version.analysisDate);
-    const entry = { key, universe };
+    const entry = { key, universe, checkedAt: started };
     this.universeCache = entry;
     universe.catch(() => {
       if (this.universeCache === entry) this.universeCache = null;

@@ -56,6 +56,14 @@ export interface AnalysisConfig {
   cacheTtlMs: number;
 }
 
+export interface AllocationConfig {
+  /**
+   * How long an allocation origin trusts its candidate universe before asking the store whether the
+   * newest snapshots changed (0: ask on every optimize).
+   */
+  universeTtlMs: number;
+}
+
 export interface Config {
   /** Limits on every GraphQL operation, subgraphs and gateway alike (platform/graphql-limits). */
   graphqlLimits: GraphqlLimits;
@@ -74,6 +82,7 @@ export interface Config {
   marketIndexSymbol: string;
   demo: DemoConfig;
   analysis: AnalysisConfig;
+  allocation: AllocationConfig;
   auth: PartnerAuthConfig;
   oidc: OidcConfig;
   gateway: { subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number };
@@ -216,6 +225,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       analyzeOnStart: bool('ANALYZE_ON_START', true),
       onStartDays: int('ANALYZE_ON_START_DAYS', 60, 1, 5000),
       cacheTtlMs: int('ANALYSIS_CACHE_TTL_MS', 5000, 0, 3_600_000),
+    },
+    allocation: {
+      universeTtlMs: int('ALLOCATION_UNIVERSE_TTL_MS', 1000, 0, 3_600_000),
     },
     auth: {
       issuer: str('AUTH_ISSUER', 'tradegraph-dev'),
