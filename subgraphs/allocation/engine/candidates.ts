@@ -40,7 +40,10 @@
  *
  * 4. Scores:
  *    - strength_factor: VERY_STRONG 1, STRONG 0.75, MODERATE 0.5, WEAK 0.25, unknown 0.5.
- *    - confidence: enhanced_signal.confidence, else the rules `confidence`, else 0.5; clamped to 0..1.
+ *    - confidence (conviction in a long, 0..1): (1 + enhanced_signal.score) / 2, the blended score
+ *      mapped to 0..1; without a blended signal, 0.5 + 0.5 x the rules confidence signed by the rules
+ *      signal (BUY +, SELL -, HOLD 0); else 0.5. Not the signal's own confidence: a confident HOLD is
+ *      confidently neutral, and must not outrank a BUY (that one is the row's signal_confidence).
  *    - win_probability (Kelly's p):
  *        p_signal = ml_signal.probability_up when present,
  *                   else 0.5 + 0.5 x enhanced_signal.score (the score is -1..1),
@@ -224,6 +227,17 @@ function rowOf(doc: CandidateSource, stageLabel: StageLabel | null): SnapshotRow
   };
 }
 
+/** Conviction in a long position, 0..1 (see rule 4 above). */
+function longConfidence(doc: CandidateSource): number {
+  const score = doc.enhanced_signal?.score;
+  if (isNum(score)) return (1 + score) / 2;
+  if (isNum(doc.confidence)) {
+    const sign = doc.signal === 'BUY' ? 1 : doc.signal === 'SELL' ? -1 : 0;
+    return 0.5 + 0.5 * sign * doc.confidence;
+  }
+  return 0.5;
+}
+
 /** The optimizer's candidate for one latest snapshot; null when the snapshot has no usable price. */
 export function toCandidate(doc: CandidateSource): Candidate | null {
   const price = doc.price;
@@ -251,7 +265,7 @@ export function toCandidate(doc: CandidateSource): Candidate | null {
   const atr = atrOf(doc);
   const target = targetOf(doc, entry, stop, atr);
   const risk = centsDiff(entry, stop);
-  const confidenceRaw = isNum(doc.enhanced_signal?.confidence) ? doc.enhanced_signal.confidence : isNum(doc.confidence) ? doc.confidence : 0.5;
+  const confidenceRaw = longConfidence(doc);
   const rs = isNum(doc.stage_detail?.mansfield_rs) ? doc.stage_detail.mansfield_rs : isNum(doc.indicators?.mansfield_rs) ? doc.indicators.mansfield_rs : null;
   const strength = doc.stage_strength ?? null;
 

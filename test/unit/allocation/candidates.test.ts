@@ -303,12 +303,21 @@ describe('scores', () => {
     expect(cand({ stage_strength: strength }).strength_factor).toBe(factor);
   });
 
-  it('confidence: blended, else rules, else 0.5, clamped', () => {
-    expect(cand().confidence).toBe(0.8);
-    expect(cand({ enhanced_signal: null }).confidence).toBe(0.7);
+  it('confidence is conviction in the long: the blended score mapped to 0..1, else the signed rules confidence, else 0.5', () => {
+    expect(cand().confidence).toBeCloseTo(0.7, 12); // score 0.4
+    expect(cand({ enhanced_signal: { ...doc().enhanced_signal!, score: -0.2 } }).confidence).toBeCloseTo(0.4, 12);
+    expect(cand({ enhanced_signal: { ...doc().enhanced_signal!, score: 3 } }).confidence).toBe(1);
+    expect(cand({ enhanced_signal: null }).confidence).toBeCloseTo(0.85, 12); // rules BUY at 0.7
+    expect(cand({ enhanced_signal: null, signal: 'HOLD' }).confidence).toBe(0.5);
+    expect(cand({ enhanced_signal: null, signal: 'SELL' }).confidence).toBeCloseTo(0.15, 12);
     expect(cand({ enhanced_signal: null, confidence: null }).confidence).toBe(0.5);
-    expect(cand({ enhanced_signal: { ...doc().enhanced_signal!, confidence: 1.7 } }).confidence).toBe(1);
-    expect(cand({ enhanced_signal: null, confidence: -0.2 }).confidence).toBe(0);
+  });
+
+  it('a confident HOLD does not outrank a BUY', () => {
+    const hold = cand({ enhanced_signal: { signal: 'HOLD', score: 0.1, confidence: 0.9, rules_weight: 0.8, ml_weight: 0.2, reasons: [] } });
+    const buy = cand({ enhanced_signal: { signal: 'BUY', score: 0.35, confidence: 0.6, rules_weight: 0.8, ml_weight: 0.2, reasons: [] } });
+    expect(buy.confidence).toBeGreaterThan(hold.confidence);
+    expect(hold.row.signal_confidence).toBe(0.9); // the row still carries the signal's own confidence
   });
 
   describe('win probability', () => {
