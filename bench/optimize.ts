@@ -40,7 +40,7 @@ import { OPTIMIZE_PATH } from '../rest-compat/allocation-routes.js';
 import { restBodyToInput, toPortfolioRequest, validateInput } from '../subgraphs/allocation/dto.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from '../subgraphs/allocation/engine/optimizer.js';
 import { resolveRiskProfile } from '../subgraphs/allocation/engine/risk-profile.js';
-import { CONSTRAINT_PACK_SCHEMA_VERSION, type Candidate, type OptimizeResult } from '../subgraphs/allocation/engine/types.js';
+import { CONSTRAINT_PACK_SCHEMA_VERSION, type OptimizeResult } from '../subgraphs/allocation/engine/types.js';
 import { AllocationService, candidatesFrom, DEMO_OPTIMIZE_BODY, type OptimizeOutcome } from '../subgraphs/allocation/service.js';
 import { loadSyntheticMarket } from '../subgraphs/analysis/market-data.js';
 import { defaultWorkers, runAnalysis } from '../subgraphs/analysis/pipeline.js';

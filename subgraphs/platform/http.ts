@@ -209,7 +209,7 @@ export const DRAIN_TIMEOUT_MS = 10_000;
 function drainOnClose(app: FastifyInstance): void {
   let closing = false;
   const inFlight = new Set<Promise<void>>();
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (_request, reply) => {
     const res = reply.raw;
     const done = new Promise<void>((resolve) => {
       res.once('finish', resolve);

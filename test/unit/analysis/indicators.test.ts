@@ -18,7 +18,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  TA_EPSILON,
   atr,
   bollinger,
   ema,
