@@ -363,6 +363,7 @@ async function throughput(store: Store): Promise<Throughput> {
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     RATE_LIMIT_MAX: '10000000',
+    RATE_LIMIT_EXPENSIVE_MAX: '10000000',
   });
   const deps: OriginDeps = { config, partnerAuth: resolvePartnerAuth(config), db: store.db };
   const origin = await buildAllocationOrigin(deps);

@@ -6,7 +6,7 @@
  *        (the replay carries `Idempotent-Replayed: true`);
  *        without a token: only the demo body, at most two rows, nothing stored;
  *        400 VALIDATION_FAILED (every violation listed) / DEMO_BODY_MISMATCH / IDEMPOTENCY_KEY_REUSED,
- *        401 for a bad token, 503 when the store is down.
+ *        401 for a bad token, 429 past the caller's expensive-operation budget, 503 when the store is down.
  *   GET  /api/v1/demo/optimize-body      the demo body, as an anonymous caller must send it
  *   GET  /api/v1/portfolios/{id}         a partner's own stored result (404 for any other id)
  *
@@ -53,9 +53,11 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
   app.post<{ Body: unknown; Headers: { 'idempotency-key'?: string } }>(
     OPTIMIZE_PATH,
     {
-      // A bad token is 401 before the body is even parsed (the authenticator remembers the answer).
-      onRequest: async (request) => {
+      // A bad token is 401 before the body is even parsed (the authenticator remembers the answer);
+      // then the caller's expensive-operation budget is spent (429 past it).
+      onRequest: async (request, reply) => {
         await authenticate(request);
+        await app.limitExpensive(request, reply);
       },
       // Documents the body; class-validator checks it (see the header comment).
       validatorCompiler: () => () => true,

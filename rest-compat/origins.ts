@@ -142,6 +142,7 @@ function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, h
 const contextFor = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<RequestContext> => ({
   traceId: request.traceId,
   principal: lazyPrincipal(() => authenticate(request)),
+  limitExpensive: () => request.server.limitExpensive(request),
 });
 
 export interface AnalysisOriginOptions {

@@ -205,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       enabled: bool('RATE_LIMIT_ENABLED', true),
       max: int('RATE_LIMIT_MAX', 600, 1, 10_000_000),
+      expensiveMax: int('RATE_LIMIT_EXPENSIVE_MAX', 60, 1, 10_000_000),
       windowMs: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
       perOrigin: Object.fromEntries(
         ORIGINS.map((o) => [o, opt(`RATE_LIMIT_${o.toUpperCase()}_MAX`) === undefined ? undefined : int(`RATE_LIMIT_${o.toUpperCase()}_MAX`, 1, 1, 10_000_000)]).filter(([, v]) => v !== undefined),

@@ -8,6 +8,8 @@ export interface RequestContext {
    * field that needs a caller gets 401/503 (as an error with that code) when the token is bad.
    */
   principal(): Promise<Principal>;
+  /** Spends one unit of the caller's expensive-operation budget (optimize), or throws 429 RATE_LIMITED. */
+  limitExpensive(): Promise<void>;
 }
 
 export function lazyPrincipal(authenticate: () => Promise<Principal>): () => Promise<Principal> {

@@ -12,9 +12,12 @@
  * - Over budget: 429 RATE_LIMITED in the error shape, with `Retry-After` and the `RateLimit-Limit`,
  *   `RateLimit-Remaining` and `RateLimit-Reset` headers (IETF RateLimit header fields draft); those
  *   three headers are on every limited response. `GET /` and `GET /health` are never limited.
+ * - Expensive operations (optimize, over REST or GraphQL) also spend a second, lower budget per caller,
+ *   RATE_LIMIT_EXPENSIVE_MAX per window, in the same store: `app.limitExpensive(request, reply?)`
+ *   spends one unit or throws 429 RATE_LIMITED (with the headers when a reply is given).
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config, Origin } from './config.js';
 import { AppError } from './errors.js';
@@ -23,6 +26,8 @@ export interface RateLimitConfig {
   enabled: boolean;
   /** Requests per window per caller, unless the origin or the partner has its own. */
   max: number;
+  /** Expensive operations (optimize) per window per caller, on top of the request budget. */
+  expensiveMax: number;
   windowMs: number;
   /** Partner `sub` -> requests per window. */
   perPartner: Record<string, number>;
@@ -42,6 +47,13 @@ export interface OriginRateLimit {
 /** An origin's settings from the configuration: its own budget, or the common one. */
 export function originRateLimit(config: Pick<Config, 'rateLimit'>, origin: Origin, callerKey: (request: FastifyRequest) => Promise<string>): OriginRateLimit {
   return { config: config.rateLimit, max: config.rateLimit.perOrigin[origin] ?? config.rateLimit.max, namespace: origin, callerKey };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Spends one unit of the caller's expensive-operation budget, or throws 429 RATE_LIMITED. */
+    limitExpensive(request: FastifyRequest, reply?: FastifyReply): Promise<void>;
+  }
 }
 
 const PARTNER_PREFIX = 'partner:';
@@ -70,7 +82,10 @@ export function parsePartnerBudgets(entries: readonly string[], problems: string
 }
 
 export async function registerRateLimit(app: FastifyInstance, options: OriginRateLimit): Promise<void> {
-  if (!options.config.enabled) return;
+  if (!options.config.enabled) {
+    app.decorate('limitExpensive', async () => undefined);
+    return;
+  }
   const redis = options.config.redisUrl
     ? new Redis(options.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, lazyConnect: true })
     : undefined;
@@ -106,5 +121,22 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
       new AppError('RATE_LIMITED', `Too many requests: at most ${context.max} per ${Math.round(options.config.windowMs / 1000)} s; retry in ${context.after}`, [
         { field: 'rate_limit', message: `limit ${context.max}, window ${options.config.windowMs} ms`, retry_after_seconds: Math.ceil(context.ttl / 1000) },
       ]),
+  });
+  // Its own counters (a child of the store), shared by every route and resolver of the origin.
+  const expensive = app.createRateLimit({ max: options.config.expensiveMax, keyGenerator: (request) => options.callerKey(request) });
+  app.decorate('limitExpensive', async (request: FastifyRequest, reply?: FastifyReply) => {
+    const state = await expensive(request);
+    if (state.isAllowed) return; // (an allow-listed caller: none today)
+    if (reply) {
+      void reply.header('ratelimit-limit', String(state.max));
+      void reply.header('ratelimit-remaining', String(state.remaining));
+      void reply.header('ratelimit-reset', String(state.ttlInSeconds));
+    }
+    if (!state.isExceeded) return;
+    if (reply) void reply.header('retry-after', String(state.ttlInSeconds));
+    const windowS = Math.round(options.config.windowMs / 1000);
+    throw new AppError('RATE_LIMITED', `Too many expensive requests (optimize): at most ${state.max} per ${windowS} s; retry in ${state.ttlInSeconds} s`, [
+      { field: 'rate_limit', message: `expensive-operation limit ${state.max}, window ${options.config.windowMs} ms`, retry_after_seconds: state.ttlInSeconds },
+    ]);
   });
 }

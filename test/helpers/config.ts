@@ -21,6 +21,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     // Suites fire many requests from one address; the rate-limit tests set their own budgets.
     RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_EXPENSIVE_MAX: '1000000',
     ...env,
   });
 }

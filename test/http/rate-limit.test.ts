@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
@@ -117,6 +118,53 @@ describe('in memory', () => {
     expect(seen.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['3', '2', '1', '0']);
     expect((await graphqlCall(urlB, token)).status).toBe(429);
     expect((await graphqlCall(urlA, token)).status).toBe(429);
+  });
+});
+
+// Issue "Production hardening" item 1: expensive operations have their own, lower budget.
+describe('expensive operations (optimize) have a lower budget of their own', () => {
+  const config = testConfig({ ...base, RATE_LIMIT_MAX: '50', RATE_LIMIT_EXPENSIVE_MAX: '2' });
+  let platform: RunningPlatform;
+  beforeAll(async () => {
+    platform = await startPlatform(config, ['allocation'], { db: store.db });
+  });
+  afterAll(async () => platform?.close());
+  const allocation = () => platform.urls.allocation as string;
+  const optimize = (token?: string) =>
+    request(`${allocation()}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(DEMO_OPTIMIZE_BODY),
+    });
+  const mutation = (token?: string) =>
+    request<{ data?: unknown; errors?: Array<{ extensions?: { code?: string } }> }>(`${allocation()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({
+        query: 'mutation($i: PortfolioRequestInput!) { optimizePortfolio(input: $i) { positionCount } }',
+        variables: { i: { name: 'x', totalCapital: 5000 } },
+      }),
+    });
+
+  it('REST optimize and the GraphQL mutation spend one budget; other routes and queries are not limited by it', async () => {
+    expect(await statuses(2, () => optimize())).toEqual([200, 200]);
+    const limited = await optimize();
+    expect(limited.status).toBe(429);
+    expectErrorShape(limited.body, 'RATE_LIMITED');
+    expect(limited.body.error).toMatch(/expensive/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-limit')).toBe('2');
+    expect((await mutation()).body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    // Cheap calls from the same caller still pass (their budget is RATE_LIMIT_MAX).
+    expect((await request(`${allocation()}/api/v1/demo/optimize-body`)).status).toBe(200);
+    expect((await graphqlCall(allocation())).status).toBe(200);
+  });
+
+  it('each partner has an expensive budget of its own, over REST and GraphQL', async () => {
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: `optimizer-${run}` });
+    expect((await mutation(token)).body.errors).toBeUndefined();
+    expect((await optimize(token)).status).toBe(200);
+    expect((await optimize(token)).status).toBe(429);
   });
 });
 

@@ -155,6 +155,7 @@ export class PortfolioResolver {
     @Ctx() ctx: RequestContext,
     @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey?: string,
   ): Promise<PortfolioType> {
+    await ctx.limitExpensive();
     const outcome = await this.allocation.optimize(await ctx.principal(), input, { traceId: ctx.traceId, idempotencyKey, naming: 'graphql' });
     return toPortfolioType(outcome.response);
   }
