@@ -76,6 +76,28 @@ function mapOf(name: string, check: MapCheck, options?: ValidationOptions) {
 
 const entries = (value: Record<string, unknown>): [string, unknown][] => Object.entries(value);
 
+/**
+ * An amount with at most two decimals (whole cents). Not class-validator's `maxDecimalPlaces`: it
+ * reads decimals from the number's text and throws on exponent forms such as 3e-323.
+ */
+function wholeCents(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'wholeCents',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'number') return false;
+          const cents = value * 100;
+          // Within the rounding of the multiplication itself (a few ulps of the product).
+          return Math.abs(cents - Math.round(cents)) <= Math.max(1e-6, Math.abs(cents) * Number.EPSILON * 4);
+        },
+        defaultMessage: (args) => `${args?.property} must have at most two decimals (whole cents)`,
+      },
+    },
+    options,
+  );
+}
+
 /** A prior book's symbol as the engine keys it. */
 export const normalizeSymbol = (key: string): string => key.trim().toUpperCase();
 
@@ -257,7 +279,7 @@ export class PortfolioRequestInput {
   description?: string | null;
 
   @Field(() => Float, { description: `At least ${MIN_TOTAL_CAPITAL}` })
-  @Max(MAX_TOTAL_CAPITAL) @Min(MIN_TOTAL_CAPITAL) @IsNumber({ ...FINITE, maxDecimalPlaces: 2 }) @IsDefined({ message: 'totalCapital is required' })
+  @wholeCents() @Max(MAX_TOTAL_CAPITAL) @Min(MIN_TOTAL_CAPITAL) @IsNumber(FINITE) @IsDefined({ message: 'totalCapital is required' })
   totalCapital!: number;
 
   @Field(() => String, { nullable: true, description: 'ISO 4217 code, default USD' })

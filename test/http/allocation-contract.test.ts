@@ -343,6 +343,8 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
     it.each<[string, unknown, string[]]>([
       ['total_capital below 1000', { name: 'x', total_capital: 999.99 }, ['total_capital']],
       ['total_capital as a string', { name: 'x', total_capital: '5000' }, ['total_capital']],
+      ['total_capital with fractions of a cent', { name: 'x', total_capital: 5000.001 }, ['total_capital']],
+      ['total_capital in exponent form, tiny', { name: 'x', total_capital: -3e-323 }, ['total_capital']],
       ['no name', { total_capital: 5000 }, ['name']],
       ['fractions outside 0-1', body({ risk_settings: { max_risk_per_trade: 1.5, max_portfolio_risk: -0.1, max_position_size: 2 } }), ['risk_settings.max_risk_per_trade', 'risk_settings.max_portfolio_risk', 'risk_settings.max_position_size']],
       ['an unknown strategy', body({ risk_settings: { allocation_strategy: 'MOMENTUM' } }), ['risk_settings.allocation_strategy']],

@@ -1,9 +1,11 @@
 /**
- * Property-based hostile input (fast-check) against the analysis REST routes and the GraphQL endpoints
- * (analysis subgraph and gateway): wrong types, huge numbers, NaN/Infinity strings, long strings,
+ * Property-based hostile input (fast-check) against the analysis REST routes, the optimize route and
+ * the GraphQL endpoints (analysis and allocation subgraphs, gateway): wrong types, huge numbers,
+ * NaN/Infinity strings, long strings,
  * unicode, path traversal and SQL meta-characters in symbols, duplicate query parameters, deep JSON.
  * Every response must be a documented 4xx or a valid 2xx in the documented shape, never a 5xx or a
- * stack trace, and the store must be unchanged. (Issue "Production hardening" item 5.)
+ * stack trace, and the store must be unchanged (an optimize that answers 200 to a partner stores
+ * exactly one portfolio; anything else stores none). (Issue "Production hardening" item 5.)
  */
 import fc from 'fast-check';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
@@ -148,6 +150,106 @@ it('GraphQL bodies of the wrong shape are client errors', async () => {
         body: JSON.stringify(body),
       });
       expectDocumentedResponse(res.status, res.text, 'application/json');
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Allocation: POST /api/v1/portfolios/optimize and Mutation.optimizePortfolio
+// ---------------------------------------------------------------------------------------------------------
+
+const portfolioCount = async () => (await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios'))[0].n;
+
+/** Numbers and near-numbers where a fraction, a count or an amount belongs. */
+const hostileNumber = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(0, 1, -0, 0.5, 1.0000001, -1, 1000, 999.999, 1e12, 1e13, 2 ** 31, Number.MAX_SAFE_INTEGER, 1e-320, 'NaN', '0.1', '1e309', null, true, [], {}),
+);
+const hostileMap = fc.dictionary(hostile, fc.oneof(hostileNumber, hostile), { maxKeys: 6 });
+const STRATEGIES = ['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED'];
+
+/** PortfolioRequest-shaped bodies whose every field may be hostile (snake_case, as REST takes them). */
+const optimizeBody = fc.record(
+  {
+    name: fc.oneof(hostile, hostileNumber),
+    description: fc.oneof(hostile, hostileNumber),
+    total_capital: hostileNumber,
+    currency: fc.oneof(fc.constantFrom('USD', 'EUR', 'usd', 'XXX'), hostile),
+    risk_settings: fc.oneof(
+      hostileNumber,
+      fc.record(
+        {
+          max_risk_per_trade: hostileNumber,
+          max_portfolio_risk: hostileNumber,
+          max_position_size: hostileNumber,
+          max_positions: hostileNumber,
+          allocation_strategy: fc.oneof(fc.constantFrom(...STRATEGIES), hostile),
+          softmax_temperature: hostileNumber,
+          reward_multiplier: hostileNumber,
+          stage_weights: fc.oneof(hostileMap, fc.constant({ 'STAGE 2': 1, 'stage 1': 0.5 })),
+          half_kelly: fc.oneof(fc.boolean(), hostile),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    constraint_pack: fc.oneof(
+      hostileNumber,
+      fc.record(
+        {
+          schema_version: fc.oneof(fc.constant('1'), hostile),
+          vol_target_annual: hostileNumber,
+          max_portfolio_turnover_annual: hostileNumber,
+          sector_caps: fc.oneof(hostileMap, fc.constant({ DEFAULT: 0.1, Energy: 0 })),
+          covariance_model: hostile,
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    prior_book_weights: fc.oneof(hostileMap, fc.constant({ ACME: 0.3, acme: 0.1 })),
+    risk_quiz_answers: fc.oneof(hostileMap, fc.constant({ goal: 'growth', horizon: 'over_10y' })),
+    suggested_preset: fc.oneof(fc.record({ key: hostile }), hostileNumber),
+    investor_profile: fc.oneof(fc.record({ schema_version: hostile, recorded_at: hostile }, { requiredKeys: [] }), hostileNumber),
+    policy_explanation: fc.oneof(fc.record({ bullets: fc.oneof(fc.array(hostile, { maxLength: 3 }), hostile) }, { requiredKeys: [] }), hostileNumber),
+    junk: anyJson,
+  },
+  { requiredKeys: [] },
+);
+
+it('optimize, with a partner token or without, answers hostile bodies with a documented status and stores only what it answers 200', async () => {
+  const allocationToken = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'fuzzer' });
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(optimizeBody, anyJson), fc.boolean(), fc.option(hostile), async (body, withToken, key) => {
+      const before = await portfolioCount();
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(withToken ? { authorization: `Bearer ${allocationToken}` } : {}) };
+      // (fetch refuses header values it cannot send; those keys are left out.)
+      if (key !== null && /^[\x20-\x7e]*$/.test(key)) headers['idempotency-key'] = key;
+      const res = await request(`${platform.urls.allocation}/api/v1/portfolios/optimize`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expectDocumentedResponse(res.status, res.text, res.headers.get('content-type'));
+      const stored = (await portfolioCount()) - before;
+      const fresh = res.status === 200 && withToken && res.headers.get('idempotent-replayed') !== 'true';
+      expect(stored).toBe(fresh ? 1 : 0);
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+it('optimizePortfolio with hostile variables never produces a 5xx or an INTERNAL_ERROR', async () => {
+  const allocationToken = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'fuzzer' });
+  const camel = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(camel) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), camel(v)])) : value;
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('allocation', 'gateway'), optimizeBody, fc.boolean(), async (origin, body, withToken) => {
+      const res = await request(`${platform.urls[origin as 'allocation' | 'gateway']}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(withToken ? { authorization: `Bearer ${allocationToken}` } : {}) },
+        body: JSON.stringify({ query: 'mutation($i: PortfolioRequestInput!) { optimizePortfolio(input: $i) { id positionCount } }', variables: { i: camel(body) } }),
+      });
+      expectDocumentedResponse(res.status, res.text, 'application/json');
+      for (const error of (res.body as { errors?: Array<{ extensions?: { code?: string } }> }).errors ?? []) {
+        expect(error.extensions?.code).not.toBe('INTERNAL_ERROR');
+      }
     }),
     { numRuns: RUNS },
   );
