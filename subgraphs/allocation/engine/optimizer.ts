@@ -34,15 +34,19 @@
  *    capital, i.e. w_i x stop_distance_i <= max_risk_per_trade; stop_distance = (entry - stop) / entry in
  *    cents). Every other sector_caps key caps the weight sum of the names whose sector label equals it
  *    exactly. Water-filling: the unfrozen names share the unplaced weight in proportion to their target
- *    weights; names above their cap are frozen at it; sectors above their cap are frozen with the cap
- *    shared among their names in proportion to target weights (within name caps); repeat until nothing is
- *    above a cap. What no name can take stays cash ("caps" note). Every cap that bound gets a note with
+ *    weights (as rest x (t_i / sum t), so softmax weights that underflow to subnormals cannot overflow);
+ *    names above their cap are frozen at it; sectors above their cap are frozen with the cap shared among
+ *    their names in proportion to target weights (within name caps); repeat until neither a name nor a
+ *    sector is above its cap (the sectors are checked also when the name caps leave nothing to share).
+ *    What no name can take stays cash ("caps" note). Every cap that bound gets a note with
  *    the spec field name as prefix and the weight it wanted (the weight water-filling gave it just before
  *    the cap bound). A sector_caps key that matches no name in the book gets a note.
  * 3. Total risk: sum(w_i x stop_distance_i) <= max_portfolio_risk, else every weight is scaled down by
  *    the same factor ("max_portfolio_risk" note).
  * 4. Vol target (constraint_pack.vol_target_annual): sigma = sqrt(252 x w' S w), S the Ledoit-Wolf
- *    covariance (covariance.ts) of the book names' daily returns over the last 252 common dates. If sigma
+ *    covariance (covariance.ts) of the book names' daily returns over the last 252 common dates. Vol is
+ *    only measured when a vol target is set: without one the closes are ignored (none are asked for) and
+ *    metrics.expected_volatility_annual and metrics.covariance_shrinkage are null. If sigma
  *    is above the target: CONFIDENCE_WEIGHTED and HYBRID_WEIGHTED first raise the temperature, re-running
  *    steps 1-3: if T = base x MAX_TEMPERATURE_RAISE_FACTOR (10) meets the target, 40 bisection steps on
  *    [base, 10 x base] give the smallest temperature found that meets it; otherwise the temperature with
@@ -54,22 +58,30 @@
  *    (eligible or not) and usable prices join the book after the ranked names (by symbol) and can be kept;
  *    the others are sold (note), and their sale counts toward turnover first. If the target's turnover is
  *    above the cap: w = prior + alpha x (target - prior) over the book, alpha = (cap - one-way turnover of
- *    the forced sales) / (one-way turnover of the rest), clamped to [0, 1]. Then the hard caps (name, sector, capital, total risk, vol)
- *    are re-applied to the blend; they only bind when the prior book itself breaks one, and then a note
- *    says the turnover exceeded the cap because of it. A turnover cap without a prior book: only a note
+ *    the forced sales) / (one-way turnover of the rest), clamped to [0, 1]. Then the hard caps (name, the
+ *    Kelly fraction of a ranked KELLY_CRITERION name, sector, capital, total risk, vol) are re-applied to
+ *    the blend; they only bind when the prior book itself breaks one, and then a note says the turnover
+ *    exceeded the cap because of it (and, when the forced sales alone exceed the cap, because of them). A turnover cap without a prior book: only a note
  *    (turnover is not limited on a first optimize). A prior book without a turnover cap: ignored for
  *    sizing (note); the turnover against it is still reported in the metrics. When blending keeps more
  *    names than max_positions (ranked names plus prior names being wound down), a note says so.
- *    `symbolsNeedingCloses` returns exactly the book names: the ranked names, plus the keepable prior
- *    names when blending applies.
- * 6. Whole shares: shares = floor(w x capital / entry) (for a name being reduced toward its target while
- *    blending: rounded up, never above the prior holding, so rounding does not add turnover). Shares are
- *    then trimmed if rounding broke a cap (name, per-trade, sector, capital, total risk, vol). Leftover cash
- *    is spent greedily: passes over the ranked names in rank order, each buying as many shares as every
+ *    `symbolsNeedingCloses` returns exactly the book names when a vol target is set (the ranked names, plus
+ *    the keepable prior names when blending applies), and no names otherwise.
+ * 6. Whole shares: shares = floor(w x capital / entry) (with a slack of 1e-12 relative, at most 0.001 share;
+ *    for a name being reduced toward its target while blending: rounded up, never above the prior
+ *    holding, so rounding does not add turnover). Shares are then trimmed if rounding broke a cap (name,
+ *    per-trade, Kelly fraction, sector, capital, total risk, vol); the vol trim repeatedly takes from the
+ *    name whose share adds the most variance as many shares as bring the book within the target (solved
+ *    from the quadratic), or as many as still lower vol when that name alone cannot. Leftover cash is
+ *    spent greedily: passes over the ranked names in rank order, each buying as many shares as every
  *    constraint allows (cash, name cap, sector cap, per-trade risk, total risk, vol target, turnover cap
  *    when blending, the Kelly fraction for KELLY_CRITERION), until a pass buys nothing. The vol check keeps
- *    S w up to date, so each check is O(book). A last note says whether the remaining cash is less than one
- *    more share of any ranked name or which constraints hold it back.
+ *    S w up to date, so each check is O(book); when the spend stops, S w is recomputed exactly and the
+ *    spend resumes if that leaves room, all within MAX_GREEDY_PASSES passes. A last note says whether the
+ *    remaining cash is less than one more share of any ranked name, which constraints hold it back, or
+ *    that the spend stopped at MAX_GREEDY_PASSES. When blending and the whole-share book's turnover is
+ *    above the cap without an earlier note: "whole-share rounding" when the excess is at most one share
+ *    per book name, otherwise a note that the whole-share caps bind.
  * 7. Rows: best-ranked first, then kept prior names by symbol; zero-share rows dropped. position_value =
  *    shares x entry, risk_amount = shares x (entry - stop), exact in cents; percent_of_account rounded to
  *    6 decimals.
@@ -509,11 +521,10 @@ function fillCapped(t: number[], cap: number[], amount: number): number[] {
       for (let i = 0; i < n; i++) if (!frozen[i]) w[i] = 0;
       break;
     }
-    const lambda = rest / tsum;
     let violated = false;
     for (let i = 0; i < n; i++) {
       if (frozen[i]) continue;
-      w[i] = lambda * t[i];
+      w[i] = rest * (t[i] / tsum);
       if (w[i] > cap[i] * (1 + EPS)) violated = true;
     }
     if (!violated) break;
@@ -530,8 +541,9 @@ function fillCapped(t: number[], cap: number[], amount: number): number[] {
 /**
  * Water-filling of the total sum(t) over the ranked names under name caps `cap` and the sector caps.
  * Each round the unfrozen names share what is not yet placed in proportion to t; names above their cap
- * freeze at it, and sectors above their cap freeze with the cap shared among their names. The share of
- * the unfrozen names only grows from round to round, so whatever broke a cap would break it again.
+ * freeze at it, and sectors above their cap freeze with the cap shared among their names (checked also
+ * in a round where nothing is left to share). The share of the unfrozen names only grows from round to
+ * round, so whatever broke a cap would break it again. Ends when a round changes neither.
  */
 function waterFill(book: Book, t: Float64Array, cap: Float64Array): FillResult {
   const k = t.length;
@@ -551,22 +563,23 @@ function waterFill(book: Book, t: Float64Array, cap: Float64Array): FillResult {
       else tsum += t[i];
     }
     const rest = total - placed;
-    if (!(tsum > 0) || rest <= 0) {
-      for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = 0;
-      break;
-    }
-    const lambda = rest / tsum;
-    for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = lambda * t[i];
     let changed = false;
-    for (let i = 0; i < k; i++) {
-      if (!frozen[i] && w[i] > cap[i] * (1 + EPS)) {
-        nameWanted[i] = w[i];
-        w[i] = cap[i];
-        frozen[i] = 1;
-        changed = true;
+    if (!(tsum > 0) || rest <= 0) {
+      // Nothing left to share: the unfrozen names get nothing, but the sectors are still checked.
+      for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = 0;
+    } else {
+      // rest x (t / tsum), not (rest / tsum) x t: tsum can be subnormal and rest / tsum overflow.
+      for (let i = 0; i < k; i++) if (!frozen[i]) w[i] = rest * (t[i] / tsum);
+      for (let i = 0; i < k; i++) {
+        if (!frozen[i] && w[i] > cap[i] * (1 + EPS)) {
+          nameWanted[i] = w[i];
+          w[i] = cap[i];
+          frozen[i] = 1;
+          changed = true;
+        }
       }
+      if (changed) continue;
     }
-    if (changed) continue;
     if (S > 0) {
       const sums = new Float64Array(S);
       for (let i = 0; i < k; i++) {
@@ -643,11 +656,15 @@ function enforceHardCaps(book: Book, w: Float64Array): string[] {
   const bound: string[] = [];
   const cappedBy = new Map<string, string[]>();
   for (let i = 0; i < n; i++) {
-    if (w[i] > book.hardCap[i] * (1 + EPS)) {
-      w[i] = book.hardCap[i];
-      const list = cappedBy.get(book.hardCapBy[i]) ?? [];
+    // A ranked KELLY_CRITERION name is also capped at its own Kelly fraction (Infinity otherwise).
+    const kelly = book.names[i].kelly;
+    const cap = Math.min(book.hardCap[i], kelly);
+    if (w[i] > cap * (1 + EPS)) {
+      w[i] = cap;
+      const by = kelly < book.hardCap[i] ? 'KELLY_CRITERION' : book.hardCapBy[i];
+      const list = cappedBy.get(by) ?? [];
       list.push(book.names[i].symbol);
-      cappedBy.set(book.hardCapBy[i], list);
+      cappedBy.set(by, list);
     }
   }
   for (const by of [...cappedBy.keys()].sort(bySymbol)) bound.push(`${by} (${listSymbols(cappedBy.get(by) as string[])})`);
@@ -756,11 +773,13 @@ function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
 }
 
 /**
- * The symbols whose daily closes optimize() needs: the ranked names (rank order), then, when a turnover
- * cap makes the prior book count, the prior names that can be kept (symbol order). Cheap: one scoring
- * pass and a sort.
+ * The symbols whose daily closes optimize() needs. Only a vol target reads closes, so without one: none.
+ * With one: the ranked names (rank order), then, when a turnover cap makes the prior book count, the
+ * prior names that can be kept (symbol order). Cheap: one scoring pass and a sort.
  */
 export function symbolsNeedingCloses(input: Omit<OptimizeInput, 'closes'>): string[] {
+  const target = input.constraint_pack?.vol_target_annual;
+  if (!(typeof target === 'number' && Number.isFinite(target))) return [];
   return plan(input).names.map((n) => n.symbol);
 }
 
@@ -975,7 +994,9 @@ function trimShares(book: Book, lim: Limits, st: ShareState): void {
   );
   if (st.sw !== null && Number.isFinite(lim.volQ)) {
     recomputeVol(book, st, lim.C);
-    // Remove one share at a time from the name whose share adds the most variance.
+    // Take shares from the name whose share adds the most variance: as many as bring w'Sw within the
+    // target, or (when this name alone cannot) as many as still lower it; then choose again.
+    const cov = book.cov as Float64Array;
     while (st.q > lim.volQ) {
       let best = -1;
       let bestGain = 0;
@@ -988,7 +1009,17 @@ function trimShares(book: Book, lim: Limits, st: ShareState): void {
         }
       }
       if (best < 0) break;
-      applyShares(book, lim, st, best, -1);
+      // Removing m shares: w'Sw - 2 a b m + a^2 sii m^2 with a = entry / C, b = (S w)_best.
+      const a = book.names[best].entryCents / lim.C;
+      const b = st.sw[best];
+      const sii = cov[best * n + best];
+      const excess = st.q - lim.volQ;
+      const disc = b * b - sii * excess;
+      let m = disc >= 0 ? Math.ceil(excess / (a * (b + Math.sqrt(disc)))) : sii > 0 ? Math.floor(b / (a * sii)) : st.shares[best];
+      if (!(m >= 1)) m = 1;
+      m = Math.min(m, st.shares[best]);
+      while (m > 1 && qAfter(book, lim, st, best, -(m - 1)) <= lim.volQ) m--;
+      applyShares(book, lim, st, best, -m);
     }
   }
 }
@@ -1152,7 +1183,8 @@ export function optimize(input: OptimizeInput): OptimizeResult {
 
   const volTargetRaw = pack?.vol_target_annual;
   const volTarget = typeof volTargetRaw === 'number' && Number.isFinite(volTargetRaw) ? Math.max(0, volTargetRaw) : null;
-  const measured = measure(names, input.closes);
+  const measured: Measured =
+    volTarget !== null ? measure(names, input.closes) : { cov: null, shrinkage: null, reason: null };
 
   const prior = new Float64Array(n);
   if (p.prior !== null) for (let i = 0; i < n; i++) prior[i] = p.prior.get(names[i].symbol) ?? 0;
@@ -1264,7 +1296,9 @@ export function optimize(input: OptimizeInput): OptimizeResult {
       if (after > cap + 1e-9) {
         const why: string[] = [];
         if (broken.length > 0) why.push('the prior book breaks hard caps');
-        if (budget <= 0) why.push('sales of prior names without a candidate exceed it alone');
+        if (p.forcedSales > 0 && p.forcedSales / 2 > cap + 1e-9) {
+          why.push('sales of prior names without a candidate exceed it alone');
+        }
         const because = why.length > 0 ? why.join(' and ') : 'the hard caps bind';
         notes.push(`max_portfolio_turnover_annual: turnover ${f4(after)} exceeds cap ${f4(cap)} because ${because}`);
       }
@@ -1312,7 +1346,9 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   for (let i = 0; i < n; i++) {
     const e = names[i].entryCents;
     const x = (w[i] * C) / e;
-    let s = Math.floor(x + 1e-9);
+    // Relative slack too (at most 0.001 share): a weight a hair below a whole share (e.g. a cap shared
+    // with a name whose softmax weight is ~1e-13 of it) still buys that share; trimShares restores caps.
+    let s = Math.floor(x + Math.min(1e-3, Math.max(1e-9, x * EPS)));
     if (p.blending && w[i] < prior[i]) s = Math.min(Math.ceil(x - 1e-9), Math.floor((prior[i] * C) / e + 1e-9));
     if (s > 0) {
       // Without the vol update per share: S w is recomputed once below.
@@ -1325,18 +1361,26 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   recomputeVol(book, st, C);
   trimShares(book, lim, st);
 
-  for (let pass = 0; pass < MAX_GREEDY_PASSES; pass++) {
-    let bought = false;
-    for (let i = 0; i < k; i++) {
-      const { k: more } = allowance(book, lim, st, i);
-      if (more > 0) {
-        applyShares(book, lim, st, i, more);
-        bought = true;
+  // Passes until one buys nothing; S w is then recomputed exactly (the running sums drift) and, if
+  // that frees room, spending resumes, so the leftover note below reads the state the spend ended on.
+  let passes = 0;
+  let settled = false;
+  while (!settled && passes < MAX_GREEDY_PASSES) {
+    for (; passes < MAX_GREEDY_PASSES; ) {
+      passes++;
+      let boughtThisPass = false;
+      for (let i = 0; i < k; i++) {
+        const { k: more } = allowance(book, lim, st, i);
+        if (more > 0) {
+          applyShares(book, lim, st, i, more);
+          boughtThisPass = true;
+        }
       }
+      if (!boughtThisPass) break;
     }
-    if (!bought) break;
+    recomputeVol(book, st, C);
+    settled = !names.slice(0, k).some((_, i) => allowance(book, lim, st, i).k > 0);
   }
-  recomputeVol(book, st, C);
 
   // Leftover note.
   const leftover = C - st.spent;
@@ -1345,13 +1389,21 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   } else {
     const blockers = new Set<string>();
     let affordable = 0;
+    let canBuy = 0;
     for (let i = 0; i < k; i++) {
       if (names[i].entryCents > leftover) continue;
       affordable++;
-      for (const b of allowance(book, lim, st, i).blockers) if (b !== 'cash') blockers.add(b);
+      const a = allowance(book, lim, st, i);
+      if (a.k > 0) canBuy++;
+      for (const b of a.blockers) if (b !== 'cash') blockers.add(b);
     }
     if (affordable === 0) {
       notes.push(`remaining_capital: ${money(leftover)} is less than the price of one more share of any ranked name`);
+    } else if (canBuy > 0 || blockers.size === 0) {
+      notes.push(
+        `remaining_capital: ${money(leftover)} uninvested because the leftover-cash spend stopped at ` +
+          `MAX_GREEDY_PASSES (${MAX_GREEDY_PASSES}) with ${canBuy} ranked names still able to buy`,
+      );
     } else {
       notes.push(
         `remaining_capital: ${money(leftover)} held back by ${orderBlockers([...blockers]).join(', ')} ` +
@@ -1407,9 +1459,15 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     }
     for (const [symbol, pw] of p.prior) if (!inBook.has(symbol)) sum += pw;
     turnover = sum / 2;
-    if (p.blending && turnover > (p.turnoverCap as number) + 1e-9 && !notes.some((s) => s.startsWith('max_portfolio_turnover_annual: turnover'))) {
+    const cap = p.turnoverCap as number;
+    if (p.blending && turnover > cap + 1e-9 && !notes.some((s) => s.startsWith('max_portfolio_turnover_annual: turnover'))) {
+      // One share of a name is entry / (2 C) of one-way turnover: rounding explains at most that per name.
+      let oneShareEach = 0;
+      for (let i = 0; i < n; i++) oneShareEach += names[i].entryCents / (2 * C);
       notes.push(
-        `max_portfolio_turnover_annual: whole-share rounding leaves turnover at ${f4(turnover)} (cap ${f4(p.turnoverCap as number)})`,
+        turnover - cap <= oneShareEach + 1e-9
+          ? `max_portfolio_turnover_annual: whole-share rounding leaves turnover at ${f4(turnover)} (cap ${f4(cap)})`
+          : `max_portfolio_turnover_annual: turnover ${f4(turnover)} exceeds cap ${f4(cap)} because the whole-share caps bind`,
       );
     }
   }

@@ -150,9 +150,9 @@ export interface BookMetrics {
   /** Sum of shares x (entry - stop), and that as a fraction of total capital. */
   total_risk_amount: number;
   total_risk_fraction: number;
-  /** Annualised volatility of the whole-share book from the shrunk covariance (null when unmeasurable). */
+  /** Annualised volatility of the whole-share book from the shrunk covariance (null without a vol target, or when unmeasurable). */
   expected_volatility_annual: number | null;
-  /** Ledoit-Wolf shrinkage intensity used (0 = sample covariance, 1 = scaled identity). */
+  /** Ledoit-Wolf shrinkage intensity used (0 = sample covariance, 1 = scaled identity); null when vol was not measured. */
   covariance_shrinkage: number | null;
   /** One-way turnover against the prior book (half the sum of absolute weight changes); null without one. */
   turnover: number | null;

@@ -172,6 +172,18 @@ function reordered(inp: OptimizeInput, seed: number): OptimizeInput {
   };
 }
 
+/** The input with a vol target far above any book's vol: vol is then measured (and closes asked for). */
+function withFreeVolTarget(inp: OptimizeInput): OptimizeInput {
+  const base: ConstraintPack = inp.constraint_pack ?? {
+    schema_version: '1',
+    max_portfolio_turnover_annual: null,
+    vol_target_annual: null,
+    sector_caps: null,
+    covariance_model: null,
+  };
+  return { ...inp, constraint_pack: { ...base, vol_target_annual: 1e6 } };
+}
+
 function kellyFraction(c: Candidate, s: RiskSettings): number {
   const b = c.risk_reward_ratio * (s.reward_multiplier ?? 1);
   if (!(b > 0)) return 0;
@@ -241,7 +253,7 @@ function checkInvariants(inp: OptimizeInput, r: OptimizeResult): void {
   if (volTarget !== null && vol !== null) atMost(vol, volTarget * (1 + 1e-6) + 1e-12, 'vol vs vol_target_annual');
 
   // Ranked names, the Kelly ceiling and the leftover note.
-  const ranked = symbolsNeedingCloses(inp).slice(0, r.metrics.ranked_count);
+  const ranked = symbolsNeedingCloses(withFreeVolTarget(inp)).slice(0, r.metrics.ranked_count);
   const rankedSet = new Set(ranked);
   if (s.allocation_strategy === 'KELLY_CRITERION') {
     for (const [symbol, v] of value) {
@@ -260,6 +272,7 @@ function checkInvariants(inp: OptimizeInput, r: OptimizeResult): void {
     } else {
       const m = /held back by (.+) \(one more share/.exec(note);
       if (m === null) throw new Error(`unexpected leftover note: ${note}`);
+      ok(m[1].trim() !== '', `${note} names no constraint`);
       const named = m[1].split(', ');
       const unverifiable = ['vol_target_annual', 'max_portfolio_turnover_annual', 'KELLY_CRITERION'];
       for (const symbol of ranked) {
@@ -292,6 +305,10 @@ function checkInvariants(inp: OptimizeInput, r: OptimizeResult): void {
       );
     }
   }
+
+  // Notes and the gross target weight stay finite and within capital.
+  for (const n of notes) ok(!/Infinity|NaN/.test(n), `a note prints a non-finite number: ${n}`);
+  atMost(r.metrics.target_gross_weight, 1 + 1e-9, 'target_gross_weight');
 
   // Diagnostics.
   same(r.diagnostics.max_position_size_effective, positionCap, 'max_position_size_effective');
@@ -355,6 +372,92 @@ describe('optimizer properties', () => {
     );
   });
 
+  test('at huge capital a sector at its cap shares it in proportion to the target weights, within name caps', () => {
+    // EQUAL_WEIGHT and CONFIDENCE_WEIGHTED (down to the smallest temperature, where softmax weights
+    // underflow to subnormals) with only name and sector caps binding: per-trade and total risk of 1 never
+    // bind (every stop distance is below 1). At 1e10 whole shares are within 6e-8 of the weights.
+    const arb = fc.record({
+      specs: fc.array(
+        fc.record({
+          sector: fc.constantFrom('Energy', 'Technology'),
+          spec: candidateSpec,
+          // Confidence gaps of 0.711 and 0.74 put softmax weights at T = 0.001 in the subnormal range.
+          confidence: fc.constantFrom(null, null, 1, 0.289, 0.26),
+        }),
+        { minLength: 1, maxLength: 8 },
+      ),
+      strategy: fc.constantFrom('EQUAL_WEIGHT' as const, 'CONFIDENCE_WEIGHTED' as const),
+      temperature: fc.constantFrom(0.001, 0.002, 0.01, 0.2),
+      positionCap: fc.integer({ min: 5, max: 100 }).map((v) => v / 100),
+      energy: fc.integer({ min: 0, max: 100 }).map((v) => v / 100),
+      technology: fc.integer({ min: 0, max: 100 }).map((v) => v / 100),
+    });
+    const TOL = 1e-6;
+    let checked = 0;
+    fc.assert(
+      fc.property(arb, (a) => {
+        const settings: RiskSettings = {
+          max_risk_per_trade: 1,
+          max_portfolio_risk: 1,
+          max_position_size: a.positionCap,
+          max_positions: 10,
+          allocation_strategy: a.strategy,
+          softmax_temperature: a.temperature,
+          reward_multiplier: null,
+          stage_weights: null,
+          half_kelly: null,
+        };
+        const specs = a.specs.map(({ sector, spec, confidence }) => ({ ...spec, sector, eligible: true, confidence: confidence ?? spec.confidence }));
+        const sectorCaps: Record<string, number> = { Energy: a.energy, Technology: a.technology };
+        const inp = build({
+          specs,
+          settings,
+          pack: { schema_version: '1', max_portfolio_turnover_annual: null, vol_target_annual: null, sector_caps: sectorCaps, covariance_model: null },
+          prior: null,
+          capitalCents: 1e12,
+          seed: 1,
+        });
+        const r = optimize(inp);
+        checkInvariants(inp, r);
+        const w = inp.candidates.map((c) => (r.allocations.find((x) => x.symbol === c.symbol)?.position_value ?? 0) / inp.total_capital);
+        for (const sector of ['Energy', 'Technology']) {
+          const members = inp.candidates.map((c, i) => (c.sector === sector ? i : -1)).filter((i) => i >= 0);
+          // Target weights up to a common factor: equal, or exp((confidence - best) / T) as the optimizer
+          // computes them. Subnormal ones carry too few digits to compare shares, so such sectors are left
+          // to the checks that no note is non-finite and no cap is exceeded.
+          const top = Math.max(...inp.candidates.map((c) => c.confidence));
+          const t = inp.candidates.map((c) => (a.strategy === 'EQUAL_WEIGHT' ? 1 : Math.exp((c.confidence - top) / a.temperature)));
+          if (members.some((i) => t[i] > 0 && t[i] < 1e-290)) continue;
+          const sum = members.reduce((acc, i) => acc + w[i], 0);
+          if (members.length < 2 || sum < sectorCaps[sector] - TOL) continue;
+          // The level: weight per unit of target of the member that is furthest below its name cap.
+          const free = members.filter((i) => w[i] < a.positionCap - TOL);
+          if (free.length === 0) continue;
+          const lead = free.reduce((b, i) => (t[i] > t[b] ? i : b), free[0]);
+          if (!(t[lead] > 0)) continue;
+          // Weight of member i at the lead's level: w_lead x t_i / t_lead (a ratio, so no overflow).
+          const atLevel = (i: number): number => w[lead] * (t[i] / t[lead]);
+          for (const i of free) {
+            const want = atLevel(i);
+            ok(Math.abs(w[i] - want) <= TOL, `${inp.candidates[i].symbol} in ${sector}: weight ${w[i]}, expected ${want}`);
+          }
+          // Members at their name cap want at least the cap. The level is only as precise as the lead's
+          // whole shares allow, so this is checked when the lead's target is not tiny.
+          const tMax = Math.max(...members.map((i) => t[i]));
+          if (t[lead] >= 1e-3 * tMax) {
+            for (const i of members) {
+              if (free.includes(i)) continue;
+              ok(atLevel(i) >= (a.positionCap - TOL) * (1 - 1e-3), `${inp.candidates[i].symbol} in ${sector}: at its cap but wants less`);
+            }
+          }
+          checked++;
+        }
+      }),
+      { numRuns: 150 },
+    );
+    expect(checked).toBeGreaterThan(20);
+  });
+
   test('a binding vol target is met when vol is measurable', () => {
     // Universes where every name has a full history, so vol is always measurable.
     const full = scenario.map((s) => ({
@@ -411,7 +514,7 @@ describe('optimizer properties', () => {
           },
           specs: s.specs.map((sp) => ({ ...sp, eligible: true, closes: { ...sp.closes, present: true, days: FULL_HISTORY_DAYS } })),
         });
-        const free = optimize({ ...inp, total_capital: MEASURING_CAPITAL }).metrics.expected_volatility_annual;
+        const free = optimize({ ...withFreeVolTarget(inp), total_capital: MEASURING_CAPITAL }).metrics.expected_volatility_annual;
         if (free === null || !(free > 0)) return;
         const target = (free * pct) / 100;
         const withTarget: OptimizeInput = {

@@ -16,7 +16,8 @@ import {
   symbolsNeedingCloses,
 } from '../../../subgraphs/allocation/engine/optimizer.js';
 import type { OptimizeResult } from '../../../subgraphs/allocation/engine/types.js';
-import { candidate, closeSeries, closesFor, input, pack, settings } from './fixtures.js';
+import type { CloseSeries } from '../../../subgraphs/allocation/engine/types.js';
+import { candidate, closeSeries, closesFor, input, pack, settings, tradingDates } from './fixtures.js';
 
 function shares(r: OptimizeResult): Record<string, number> {
   return Object.fromEntries(r.allocations.map((a) => [a.symbol, a.shares]));
@@ -278,7 +279,8 @@ describe('constraints', () => {
     test('gross exposure is scaled for strategies without a temperature', () => {
       const cands = [candidate('AAA', { entry: 1 }), candidate('BBB', { entry: 1 })];
       const closes = closesFor(['AAA', 'BBB'], { dailyVol: 0.02 });
-      const free = optimize(input(cands, { closes, constraint_pack: pack() }));
+      // Vol is only measured under a vol target: one far above the book's vol measures it unconstrained.
+      const free = optimize(input(cands, { closes, constraint_pack: pack({ vol_target_annual: 100 }) }));
       expect(free.metrics.expected_volatility_annual).toBeGreaterThan(0.15);
       const r = optimize(input(cands, { closes, constraint_pack: pack({ vol_target_annual: 0.1 }) }));
       expect(hasNote(r, /^vol_target_annual: gross exposure scaled by 0\.\d{4} \(vol 0\.\d{4} -> 0\.1000, target 0\.1000\)$/)).toBe(true);
@@ -342,7 +344,12 @@ describe('constraints', () => {
         ['CALM', closeSeries({ seed: 3, dailyVol: 0.003, marketSeed: 3 })],
         ['HOT', closeSeries({ seed: 4, dailyVol: 0.011, beta: 1.3, marketSeed: 3 })],
       ]);
-      const base = input(cands, { total_capital: 1000, closes, risk_settings: settings('CONFIDENCE_WEIGHTED', { softmax_temperature: 0.33 }) });
+      const base = input(cands, {
+        total_capital: 1000,
+        closes,
+        risk_settings: settings('CONFIDENCE_WEIGHTED', { softmax_temperature: 0.33 }),
+        constraint_pack: pack({ vol_target_annual: 100 }),
+      });
       const wholeShares = optimize(base).metrics.expected_volatility_annual as number;
       const targetWeights = optimize({ ...base, total_capital: 1e10 }).metrics.expected_volatility_annual as number;
       expect(wholeShares).toBeGreaterThan(0.11);
@@ -360,7 +367,7 @@ describe('constraints', () => {
       const cands = [candidate('AAA', { entry: 1 }), candidate('BBB', { entry: 1 }), candidate('CCC', { entry: 1 })];
       const closes = closesFor(['AAA', 'BBB', 'CCC'], { beta: 0.7, days: 400 });
       const r = optimize(input(cands, { closes, constraint_pack: pack({ vol_target_annual: 5 }) }));
-      const ranked = symbolsNeedingCloses(input(cands));
+      const ranked = symbolsNeedingCloses(input(cands, { constraint_pack: pack({ vol_target_annual: 5 }) }));
       const { returns } = alignedReturns(ranked.map((s) => closes.get(s)!), 252);
       const { covariance, shrinkage } = ledoitWolf(returns);
       const w = ranked.map((s) => weight(r, s));
@@ -581,18 +588,26 @@ describe('effectiveRiskSettings and symbolsNeedingCloses', () => {
     );
   });
 
-  test('ranked names in rank order, then prior names that can be kept when a turnover cap applies', () => {
+  test('with a vol target: ranked names in rank order, then prior names that can be kept when a turnover cap applies', () => {
     const cands = [
       candidate('AAA', { confidence: 0.2 }),
       candidate('BBB', { confidence: 0.9 }),
       candidate('CCC', { eligible: false }),
       candidate('DDD', { confidence: 0.5 }),
     ];
-    const base = input(cands, { risk_settings: settings('CONFIDENCE_WEIGHTED', { max_positions: 2 }) });
+    const base = input(cands, {
+      risk_settings: settings('CONFIDENCE_WEIGHTED', { max_positions: 2 }),
+      constraint_pack: pack({ vol_target_annual: 0.2 }),
+    });
     expect(symbolsNeedingCloses(base)).toEqual(['BBB', 'DDD']);
+    // Without a vol target vol is never measured, so no closes are needed.
+    expect(symbolsNeedingCloses({ ...base, constraint_pack: pack() })).toEqual([]);
+    expect(symbolsNeedingCloses({ ...base, constraint_pack: null })).toEqual([]);
     const prior = { ...base, prior_book_weights: { CCC: 0.2, AAA: 0.1, ZZZ: 0.1 } };
     expect(symbolsNeedingCloses(prior)).toEqual(['BBB', 'DDD']);
-    expect(symbolsNeedingCloses({ ...prior, constraint_pack: pack({ max_portfolio_turnover_annual: 0.5 }) })).toEqual([
+    expect(
+      symbolsNeedingCloses({ ...prior, constraint_pack: pack({ vol_target_annual: 0.2, max_portfolio_turnover_annual: 0.5 }) }),
+    ).toEqual([
       'BBB',
       'DDD',
       'AAA',
@@ -610,5 +625,171 @@ describe('effectiveRiskSettings and symbolsNeedingCloses', () => {
     const a = optimize(input(cands, { closes: long, constraint_pack: pack({ vol_target_annual: 0.1 }) }));
     const b = optimize(input(cands, { closes: trimmed, constraint_pack: pack({ vol_target_annual: 0.1 }) }));
     expect(b).toEqual(a);
+  });
+});
+
+/** Closes from daily returns, starting at 100 on the fixture trading dates. */
+function fromReturns(returns: readonly number[]): CloseSeries {
+  const closes = [100];
+  for (const r of returns) closes.push(closes[closes.length - 1] * (1 + r));
+  return { dates: tradingDates(closes.length), closes };
+}
+
+describe('regressions', () => {
+  test('sector caps still bind when the name caps freeze every name', () => {
+    const cands = [candidate('AAA', { sector: 'Energy', confidence: 0.9 }), candidate('BBB', { sector: 'Energy', confidence: 0.8 })];
+    const r = optimize(
+      input(cands, {
+        risk_settings: settings('EQUAL_WEIGHT', { max_position_size: 0.3 }),
+        constraint_pack: pack({ sector_caps: { Energy: 0.2 } }),
+      }),
+    );
+    expect(shares(r)).toEqual({ AAA: 100, BBB: 100 });
+    expect(hasNote(r, /^sector_caps\.Energy: capped at 0\.2000 \(wanted 0\.6000\)$/)).toBe(true);
+    expect(r.metrics.target_gross_weight).toBeCloseTo(0.2, 12);
+  });
+
+  test('softmax weights that underflow to subnormals are shared without overflow', () => {
+    // At T = 0.001 BBB's and CCC's softmax weights are ~1.6e-309 and ~4e-322 (subnormal).
+    const cands = [
+      candidate('AAA', { confidence: 1, entry: 1, stop: 0.5 }),
+      candidate('BBB', { confidence: 0.289, entry: 1, stop: 0.5 }),
+      candidate('CCC', { confidence: 0.26, entry: 1, stop: 0.5 }),
+    ];
+    const r = optimize(
+      input(cands, {
+        risk_settings: settings('CONFIDENCE_WEIGHTED', {
+          softmax_temperature: 0.001,
+          max_position_size: 0.5,
+          max_risk_per_trade: 1,
+          max_portfolio_risk: 0.3,
+        }),
+      }),
+    );
+    expect(shares(r)).toEqual({ AAA: 30000, BBB: 30000 });
+    expect(notes(r).filter((n) => /Infinity|NaN/.test(n))).toEqual([]);
+    expect(r.metrics.target_gross_weight).toBeLessThanOrEqual(1 + 1e-9);
+  });
+
+  test('KELLY_CRITERION: a prior book above a Kelly fraction is named as breaking the hard caps, not rounding', () => {
+    // AAA: f* = 0.6 - 0.4 / 2 = 0.4, held at 0.9; BBB: f* = 0.5 - 0.5 / 1.5.
+    const cands = [candidate('AAA', { winProbability: 0.6, target: 120 }), candidate('BBB', { winProbability: 0.5, target: 115 })];
+    const r = optimize(
+      input(cands, {
+        risk_settings: settings('KELLY_CRITERION'),
+        prior_book_weights: { AAA: 0.9 },
+        constraint_pack: pack({ max_portfolio_turnover_annual: 0.1 }),
+      }),
+    );
+    expect(shares(r).AAA).toBe(400);
+    expect(r.metrics.turnover).toBeCloseTo(0.275, 9);
+    expect(hasNote(r, /^prior_book_weights: the blended book broke KELLY_CRITERION \(AAA\); the hard caps win$/)).toBe(true);
+    expect(hasNote(r, /^max_portfolio_turnover_annual: turnover 0\.2750 exceeds cap 0\.1000 because the prior book breaks hard caps$/)).toBe(
+      true,
+    );
+    expect(hasNote(r, /rounding/)).toBe(false);
+  });
+
+  test('the vol trim removes shares in bulk: a 1e12 book that rounding puts above the vol target', () => {
+    // An almost perfectly hedged pair: whole shares, the Kelly ceiling and the prior book push the
+    // rounded book above the vol target, and the trim must take billions of shares back.
+    const ra: number[] = [];
+    const rb: number[] = [];
+    for (let t = 0; t < 253; t++) {
+      const x = 0.02 * Math.sin(1.3 * t);
+      ra.push(x);
+      rb.push(-x + 0.001 * Math.cos(7.1 * t));
+    }
+    const closes = new Map([
+      ['AAA', fromReturns(ra)],
+      ['BBB', fromReturns(rb)],
+    ]);
+    const cands = [
+      candidate('AAA', { entry: 10, stop: 9, target: 11, winProbability: 0.55 }), // f* = 0.1
+      candidate('BBB', { entry: 1, stop: 0.9, target: 1.3, winProbability: 0.6 }), // f* = 0.4667
+    ];
+    const r = optimize(
+      input(cands, {
+        total_capital: 1e12,
+        closes,
+        prior_book_weights: { AAA: 0.45, BBB: 0.45 },
+        risk_settings: settings('KELLY_CRITERION', { max_risk_per_trade: 1 }),
+        constraint_pack: pack({ vol_target_annual: 0.02, max_portfolio_turnover_annual: 0.05 }),
+      }),
+    );
+    expect(shares(r).AAA).toBe(10_000_000_000); // its Kelly fraction, 0.1
+    expect(r.metrics.expected_volatility_annual).toBeLessThanOrEqual(0.02 * (1 + 1e-9));
+    expect(r.metrics.expected_volatility_annual).toBeGreaterThan(0.0199);
+    expect(weight(r, 'BBB', 1e12)).toBeGreaterThan(0.18);
+    expect(weight(r, 'BBB', 1e12)).toBeLessThan(0.19);
+  });
+
+  test('without a vol target no covariance is computed: vol and shrinkage are null', () => {
+    const cands = [candidate('AAA'), candidate('BBB')];
+    const closes = closesFor(['AAA', 'BBB']);
+    for (const constraint_pack of [null, pack({ sector_caps: { Energy: 0.5 } })]) {
+      const r = optimize(input(cands, { closes, constraint_pack }));
+      expect(r.metrics.expected_volatility_annual).toBeNull();
+      expect(r.metrics.covariance_shrinkage).toBeNull();
+      expect(hasNote(r, /vol_target_annual/)).toBe(false);
+    }
+  });
+
+  test('a zero turnover cap without forced sales does not blame sales of prior names', () => {
+    const r = optimize(
+      input([candidate('AAA'), candidate('BBB')], {
+        risk_settings: settings('EQUAL_WEIGHT', { max_position_size: 0.3 }),
+        prior_book_weights: { AAA: 0.5 },
+        constraint_pack: pack({ max_portfolio_turnover_annual: 0 }),
+      }),
+    );
+    expect(hasNote(r, /^max_portfolio_turnover_annual: turnover 0\.1000 exceeds cap 0\.0000 because the prior book breaks hard caps$/)).toBe(
+      true,
+    );
+    expect(hasNote(r, /sales of prior names/)).toBe(false);
+  });
+
+  test('the leftover note names the constraint the spend ended on, after S w is recomputed', () => {
+    // A hedged pair at 1e12: the running S w drifts during the spend, so once recomputed exactly the vol
+    // target leaves room again. The spend resumes and the note names vol_target_annual.
+    let seed = 2552;
+    const rand = (): number => {
+      seed ^= seed << 13;
+      seed >>>= 0;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      seed >>>= 0;
+      return seed / 4294967296;
+    };
+    const normal = (): number => {
+      let u = 0;
+      while (u === 0) u = rand();
+      const v = rand();
+      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    };
+    rand();
+    rand();
+    const ra: number[] = [];
+    const rb: number[] = [];
+    for (let t = 0; t < 260; t++) {
+      const x = rand() < 0.5 ? 0.02 : -0.02;
+      ra.push(x + 1e-4 * normal());
+      rb.push(-x + 1e-4 * normal());
+    }
+    const r = optimize(
+      input([candidate('S0', { entry: 3.33, stop: 1.67, confidence: 0.4897 }), candidate('S1', { entry: 1, stop: 0.5, confidence: 0.8476 })], {
+        total_capital: 1e12,
+        closes: new Map([
+          ['S0', fromReturns(ra)],
+          ['S1', fromReturns(rb)],
+        ]),
+        risk_settings: settings('EQUAL_WEIGHT', { max_risk_per_trade: 1, max_position_size: 0.6 }),
+        constraint_pack: pack({ vol_target_annual: 0.0011147146267229827 }),
+      }),
+    );
+    const last = notes(r).filter((n) => n.startsWith('remaining_capital: '));
+    expect(last).toHaveLength(1);
+    expect(last[0]).toMatch(/^remaining_capital: \d+\.\d{2} held back by vol_target_annual \(one more share/);
+    expect(r.metrics.expected_volatility_annual).toBeLessThanOrEqual(0.0011147146267229827 * (1 + 1e-6));
   });
 });
