@@ -41,7 +41,8 @@ import { restBodyToInput, toPortfolioRequest, validateInput } from '../subgraphs
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from '../subgraphs/allocation/engine/optimizer.js';
 import { resolveRiskProfile } from '../subgraphs/allocation/engine/risk-profile.js';
 import { CONSTRAINT_PACK_SCHEMA_VERSION, type OptimizeResult } from '../subgraphs/allocation/engine/types.js';
-import { AllocationService, candidatesFrom, DEMO_OPTIMIZE_BODY, type OptimizeOutcome } from '../subgraphs/allocation/service.js';
+import { candidatesFrom } from '../subgraphs/allocation/engine/candidates.js';
+import { AllocationService, DEMO_OPTIMIZE_BODY, type OptimizeOutcome } from '../subgraphs/allocation/service.js';
 import { loadSyntheticMarket } from '../subgraphs/analysis/market-data.js';
 import { defaultWorkers, runAnalysis } from '../subgraphs/analysis/pipeline.js';
 import { listCloses, snapshotsOn } from '../subgraphs/analysis/store.js';

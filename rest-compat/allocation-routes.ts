@@ -16,35 +16,23 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
-import { sendError, toHttpError } from '../subgraphs/platform/http.js';
+import { JSON_TYPE } from '../subgraphs/platform/http.js';
 import { restBodyToInput } from '../subgraphs/allocation/dto.js';
 import type { AllocationService } from '../subgraphs/allocation/service.js';
 import { errorResponses } from './schemas.js';
 
 export const OPTIMIZE_PATH = '/api/v1/portfolios/optimize';
-export const DEMO_BODY_PATH = '/api/v1/demo/optimize-body';
-export const PORTFOLIO_PATH = '/api/v1/portfolios/:id';
+const DEMO_BODY_PATH = '/api/v1/demo/optimize-body';
+const PORTFOLIO_PATH = '/api/v1/portfolios/:id';
 
 export interface AllocationRoutesOptions {
   allocation: AllocationService;
-  /** The origin's partner-token authenticator: anonymous without a header, 401 for a bad token. */
+  /** The origin's partner-token authenticator: anonymous without a header, 401 for a bad token (its challenge is the origin's `authChallenge`). */
   authenticate(request: FastifyRequest): Promise<Principal>;
-  /** `realm` of the WWW-Authenticate challenge sent with 401s. */
-  realm: string;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function allocationRoutes(app: FastifyInstance, options: AllocationRoutesOptions): Promise<void> {
   const { allocation, authenticate } = options;
-  const challenge = `Bearer realm="${options.realm}"`;
-
-  app.setErrorHandler((err, request, reply) => {
-    const appError = toHttpError(err);
-    if (appError.status >= 500) request.log.error({ err }, 'request failed');
-    if (appError.status === 401) void reply.header('www-authenticate', challenge);
-    return sendError(reply, appError);
-  });
 
   const sendJson = (reply: FastifyReply, text: string) => reply.type(JSON_TYPE).send(text);
   // Bodies are JSON only: without Fastify's text/plain parser, other types are 415 UNSUPPORTED_MEDIA_TYPE.
@@ -112,7 +100,7 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
     },
     async (request, reply) => {
       const principal = await authenticate(request);
-      return sendJson(reply, (await allocation.portfolio(principal, request.params.id)).responseText);
+      return sendJson(reply, await allocation.portfolioText(principal, request.params.id));
     },
   );
 }

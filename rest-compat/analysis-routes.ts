@@ -22,12 +22,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
-import { toHttpError } from '../subgraphs/platform/http.js';
+import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService } from '../subgraphs/analysis/service.js';
 
-export const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
-export const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
+const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
+const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
 
 export interface AnalysisRoutesOptions {
   analysis: AnalysisService;
@@ -37,7 +37,6 @@ export interface AnalysisRoutesOptions {
   realm: string;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 const SYMBOL_PARAMS = {
   type: 'object',
@@ -51,7 +50,7 @@ export function successEnvelope(resultJson: string, timestamp: string = new Date
 }
 
 /** The error envelope: the platform error shape (DESIGN section 5) with the spec's envelope fields. */
-export function errorEnvelope(err: AppError, traceId: string, timestamp: string = new Date().toISOString()) {
+function errorEnvelope(err: AppError, traceId: string, timestamp: string = new Date().toISOString()) {
   const body = errorBody(err, traceId);
   return { success: false as const, timestamp, result: null, error: body.error, code: body.code, trace_id: body.trace_id, details: body.details };
 }

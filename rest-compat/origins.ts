@@ -192,10 +192,11 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
     // spec: allocation /health -> status; 503 unavailable.
     ...shell(deps, 'allocation', authenticate, { failWhenDbDown: true, body: () => ({}) }),
     schemas: ALLOCATION_SCHEMAS,
+    authChallenge: 'Bearer realm="tradegraph-allocation"',
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
   // spec "Allocation service": optimize; DESIGN section 5: the demo body; a partner's stored results.
-  await app.register(allocationRoutes, { allocation, authenticate, realm: 'tradegraph-allocation' });
+  await app.register(allocationRoutes, { allocation, authenticate });
   return app;
 }
 

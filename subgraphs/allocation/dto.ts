@@ -99,7 +99,7 @@ function wholeCents(options?: ValidationOptions) {
 }
 
 /** A prior book's symbol as the engine keys it. */
-export const normalizeSymbol = (key: string): string => key.trim().toUpperCase();
+const priorBookKey = (key: string): string => key.trim().toUpperCase();
 
 /** A map of label -> fraction 0..1 (sector caps, prior book weights). */
 const fractionMap = (what: string, sumMax?: number, normalize?: (key: string) => string): MapCheck => (value) => {
@@ -126,7 +126,7 @@ const fractionMap = (what: string, sumMax?: number, normalize?: (key: string) =>
 };
 
 /** `STAGE 1`..`STAGE 4` (also `1`..`4`, any case, `_` or space) -> the canonical label; null otherwise. */
-export function stageKey(key: string): string | null {
+function stageKey(key: string): string | null {
   const m = /^\s*(?:stage[ _-]?)?([1-4])\s*$/i.exec(key);
   return m ? `STAGE ${m[1]}` : null;
 }
@@ -307,7 +307,7 @@ export class PortfolioRequestInput {
   constraintPack?: ConstraintPackInput | null;
 
   @Field(() => JSONObjectResolver, { nullable: true, description: 'Symbol -> fraction of total_capital held before; the fractions sum to at most 1' })
-  @IsOptional() @mapOf('priorBookWeights', fractionMap('symbol', 1, normalizeSymbol))
+  @IsOptional() @mapOf('priorBookWeights', fractionMap('symbol', 1, priorBookKey))
   priorBookWeights?: Record<string, number> | null;
 
   @Field(() => PolicyExplanationInput, { nullable: true })
@@ -502,7 +502,7 @@ export function toPortfolioRequest(input: PortfolioRequestInput): PortfolioReque
           covariance_model: pack.covarianceModel ?? null,
         }
       : null,
-    prior_book_weights: input.priorBookWeights ? Object.fromEntries(Object.entries(input.priorBookWeights).map(([k, v]) => [normalizeSymbol(k), v])) : null,
+    prior_book_weights: input.priorBookWeights ? Object.fromEntries(Object.entries(input.priorBookWeights).map(([k, v]) => [priorBookKey(k), v])) : null,
     policy_explanation: hint
       ? { schema_version: hint.schemaVersion ?? null, mapper_version: hint.mapperVersion ?? null, preset_key: hint.presetKey ?? null, bullets: hint.bullets ?? null }
       : null,

@@ -20,10 +20,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
-import { pageSize } from '../platform/validation.js';
+import { page, pageSize, type Page } from '../platform/validation.js';
 import { listCloses, snapshotsOn, universeVersion } from '../analysis/store.js';
-import { toPortfolioRequest, validateInput, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput } from './dto.js';
-import { CANDIDATE_SOURCE_KEYS, toCandidate, type CandidateSource } from './engine/candidates.js';
+import { snakeToCamel, toPortfolioRequest, validateInput, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput } from './dto.js';
+import { candidatesFrom } from './engine/candidates.js';
+import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
 import { buildPolicyExplanation, resolveRiskProfile, type PolicyExplanation } from './engine/risk-profile.js';
@@ -91,13 +92,6 @@ export interface OptimizeOutcome {
   /** True when an Idempotency-Key matched an earlier request and its stored result was returned. */
   replayed: boolean;
   persisted: boolean;
-}
-
-export interface PortfolioPage {
-  items: PortfolioResponse[];
-  total: number;
-  hasMore: boolean;
-  endCursor: string | null;
 }
 
 export interface AllocationServiceOptions {
@@ -172,8 +166,8 @@ export class AllocationService {
     const request = toPortfolioRequest(valid);
     const profile = resolveRiskProfile(request);
     const settings = effectiveRiskSettings(profile.risk_settings);
-    const requestHash = hashRequest(request);
 
+    const requestHash = demo ? '' : hashRequest(request);
     const idemKey = key?.value ?? null;
     if (idemKey !== null) {
       const first = await store.findByIdempotencyKey(this.db, partnerIdOf(principal), idemKey);
@@ -210,8 +204,8 @@ export class AllocationService {
       name: request.name,
       description: request.description,
       total_capital: request.total_capital,
-      allocated_capital: allocatedCents / 100,
-      remaining_capital: (totalCents - allocatedCents) / 100,
+      allocated_capital: fromCents(allocatedCents),
+      remaining_capital: fromCents(totalCents - allocatedCents),
       position_count: allocations.length,
       allocations,
       created_at: this.now().toISOString(),
@@ -276,28 +270,27 @@ export class AllocationService {
   // Reads (partners only, their own portfolios)
   // -------------------------------------------------------------------------------------------------------
 
-  /** The caller's portfolio; 404 for an unknown id and for another partner's (existence is not revealed). */
-  async portfolio(principal: Principal, id: string): Promise<{ response: PortfolioResponse; responseText: string }> {
+  /** The caller's portfolio as stored (JSON text); 404 for an unknown id and for another partner's (existence is not revealed). */
+  async portfolioText(principal: Principal, id: string): Promise<string> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
     const found = UUID_RE.test(id) ? await store.findPortfolio(this.db, partnerId, id.toLowerCase()) : null;
     if (!found) throw new AppError('PORTFOLIO_NOT_FOUND', `No portfolio ${JSON.stringify(id)} among yours`, [{ field: 'id', message: 'not found' }]);
-    return { response: JSON.parse(found.responseText) as PortfolioResponse, responseText: found.responseText };
+    return found.responseText;
+  }
+
+  /** The caller's portfolio (same rules as portfolioText). */
+  async portfolio(principal: Principal, id: string): Promise<PortfolioResponse> {
+    return JSON.parse(await this.portfolioText(principal, id)) as PortfolioResponse;
   }
 
   /** The caller's portfolios, newest first. */
-  async portfolios(principal: Principal, options: { first?: number | null; after?: string | null }): Promise<PortfolioPage> {
+  async portfolios(principal: Principal, options: { first?: number | null; after?: string | null }): Promise<Page<PortfolioResponse>> {
     const partnerId = requirePartner(principal, 'listing portfolios').partnerId;
     const limit = pageSize(options.first, 'first', PORTFOLIOS_PAGE.default, PORTFOLIOS_PAGE.max);
     const after = options.after ? decodeCursor(options.after) : undefined;
     const { items, total } = await store.listPortfolios(this.db, partnerId, { after, limit: limit + 1 });
-    const page = items.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((p) => JSON.parse(p.responseText) as PortfolioResponse),
-      total,
-      hasMore: items.length > limit,
-      endCursor: last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-    };
+    const result = page(items, limit, total, encodeCursor);
+    return { ...result, items: result.items.map((p) => JSON.parse(p.responseText) as PortfolioResponse) };
   }
 
   /**
@@ -360,22 +353,8 @@ function demoNotes(notes: readonly string[], hidden: readonly string[]): string[
   return [...kept, `demo: showing the ${DEMO_MAX_ROWS} best-ranked positions of the book; counts, capital and notes reflect these rows only`];
 }
 
-/** Stored snapshots (document text and the security's sector) as optimizer candidates. */
-export function candidatesFrom(rows: ReadonlyArray<{ sector: string | null; docText: string }>): Candidate[] {
-  const candidates: Candidate[] = [];
-  for (const row of rows) {
-    const doc = JSON.parse(row.docText) as Record<string, unknown>;
-    const source = Object.fromEntries(CANDIDATE_SOURCE_KEYS.map((k) => [k, doc[k] ?? null])) as unknown as CandidateSource;
-    if (source.sector === null) source.sector = row.sector;
-    const candidate = toCandidate(source);
-    if (candidate) candidates.push(candidate);
-  }
-  return candidates;
-}
 
 const partnerIdOf = (principal: Principal): string => requirePartner(principal, 'optimize').partnerId;
-
-const toCents = (amount: number): number => Math.round(amount * 100);
 
 function shiftDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
@@ -431,8 +410,8 @@ function decodeCursor(text: string): store.PortfolioCursor {
  * How a validated request differs from the demo body: fields the demo body lacks, fields it has with
  * another value, fields it has that are missing. Named in the caller's field naming.
  */
-export function demoMismatches(input: PortfolioRequestInput, naming: FieldNaming): ErrorDetail[] {
-  const name = (snake: string) => (naming === 'rest' ? snake : snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+function demoMismatches(input: PortfolioRequestInput, naming: FieldNaming): ErrorDetail[] {
+  const name = (snake: string) => (naming === 'rest' ? snake : snake.split('.').map(snakeToCamel).join('.'));
   const out: ErrorDetail[] = [];
   const expect = (field: string, actual: unknown, wanted: unknown) => {
     if (actual !== wanted) out.push({ field: name(field), message: `the demo body has ${JSON.stringify(wanted)}${actual === undefined || actual === null ? ' (missing)' : ` (got ${JSON.stringify(actual)})`}` });

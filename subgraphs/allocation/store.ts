@@ -37,7 +37,6 @@ export interface PositionRecord {
 /** A stored portfolio as read back (the response stays text). */
 export interface StoredPortfolio {
   id: string;
-  partnerId: string;
   createdAt: string;
   requestHash: string;
   responseText: string;
@@ -45,7 +44,6 @@ export interface StoredPortfolio {
 
 interface StoredRow {
   id: string;
-  partner_id: string;
   created_at: string;
   request_hash: string;
   response: string;
@@ -53,13 +51,12 @@ interface StoredRow {
 
 const toStored = (r: StoredRow): StoredPortfolio => ({
   id: r.id,
-  partnerId: r.partner_id,
   createdAt: r.created_at,
   requestHash: r.request_hash,
   responseText: r.response,
 });
 
-const COLUMNS = 'id::text AS id, partner_id, created_at, request_hash, response::text AS response';
+const COLUMNS = 'id::text AS id, created_at, request_hash, response::text AS response';
 
 /**
  * Writes a portfolio and its positions; call it inside a transaction. With an idempotency key already

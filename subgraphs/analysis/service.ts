@@ -30,7 +30,9 @@
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
-import { pageSize, parseIsoDate } from '../platform/validation.js';
+import { page, pageSize, parseIsoDate, type Page } from '../platform/validation.js';
+
+export type { Page };
 import { PUBLIC_RESULT_KEYS } from './engine/document.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
@@ -41,11 +43,11 @@ import type { StoredSnapshot } from './store.js';
 export const BARS_PAGE = { default: 250, max: 2000 } as const;
 export const SECURITIES_PAGE = { default: 50, max: 500 } as const;
 /** Snapshot history pages are small: one document is tens of kilobytes. */
-export const SNAPSHOTS_PAGE = { default: 20, max: 100 } as const;
+const SNAPSHOTS_PAGE = { default: 20, max: 100 } as const;
 /** How long a symbol's latest document is served from memory (overridable per service). */
-export const DEFAULT_SNAPSHOT_CACHE_TTL_MS = 5_000;
+const DEFAULT_SNAPSHOT_CACHE_TTL_MS = 5_000;
 /** Symbols whose latest document the cache holds at most (the oldest entry makes room). */
-export const DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS = 10_000;
+const DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS = 10_000;
 
 export interface AnalysisServiceOptions {
   /** Milliseconds a latest document stays cached; 0 reads the store every time. Default 5000. */
@@ -78,12 +80,6 @@ export interface SnapshotView {
   dataSource: string | null;
 }
 
-export interface Page<T> {
-  items: T[];
-  total: number;
-  hasMore: boolean;
-  endCursor: string | null;
-}
 
 export interface SnapshotPageOptions {
   from?: string | null;
@@ -399,7 +395,3 @@ function datePage(
 }
 
 /** Cuts a fetched `limit + 1` rows to `limit` and says whether more follow. */
-function page<T>(rows: T[], limit: number, total: number, cursor: (row: T) => string): Page<T> {
-  const items = rows.slice(0, limit);
-  return { items, total, hasMore: rows.length > limit, endCursor: items.length ? cursor(items[items.length - 1]) : null };
-}

@@ -61,7 +61,11 @@ export interface OriginOptions<Ctx extends BaseContext> {
   trustProxy?: boolean | string;
   /** JSON Schemas with an `$id` that this origin's routes reference (also components of /openapi.json). */
   schemas?: readonly object[];
+  /** `WWW-Authenticate` challenge sent with every 401 of its REST routes (e.g. `Bearer realm="..."`). */
+  authChallenge?: string;
 }
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
 function knownError(err: unknown): AppError | null {
@@ -109,7 +113,7 @@ export function toHttpError(err: unknown): AppError {
 }
 
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
-  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, reply.request.traceId));
+  return reply.code(err.status).type(JSON_TYPE).send(errorBody(err, reply.request.traceId));
 }
 
 const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
@@ -250,7 +254,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     frameworkErrors: (_error, request, reply) => {
       const res = reply as unknown as FastifyReply;
       void res.header('x-trace-id', request.id);
-      void res.code(400).type('application/json; charset=utf-8').send(errorBody(new AppError('BAD_REQUEST', 'The request URL is malformed'), request.id));
+      void res.code(400).type(JSON_TYPE).send(errorBody(new AppError('BAD_REQUEST', 'The request URL is malformed'), request.id));
     },
   });
 
@@ -264,6 +268,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   app.setErrorHandler((err, request, reply) => {
     const appError = toHttpError(err);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    if (appError.status === 401 && options.authChallenge) void reply.header('www-authenticate', options.authChallenge);
     return sendError(reply, appError);
   });
   // Before any route: the limiter attaches itself to the routes registered after it.

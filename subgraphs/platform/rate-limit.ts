@@ -82,6 +82,12 @@ export function parsePartnerBudgets(entries: readonly string[], problems: string
 }
 
 export async function registerRateLimit(app: FastifyInstance, options: OriginRateLimit): Promise<void> {
+  const windowMs = options.config.windowMs;
+  /** The 429 of either budget, in the error shape. */
+  const rateLimited = (what: string, limitName: string, max: number, retryText: string, retrySeconds: number) =>
+    new AppError('RATE_LIMITED', `Too many ${what}: at most ${max} per ${Math.round(windowMs / 1000)} s; retry in ${retryText}`, [
+      { field: 'rate_limit', message: `${limitName} ${max}, window ${windowMs} ms`, retry_after_seconds: retrySeconds },
+    ]);
   if (!options.config.enabled) {
     app.decorate('limitExpensive', async () => undefined);
     return;
@@ -117,10 +123,7 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     nameSpace: `tradegraph:${options.namespace}:`,
     skipOnError: true,
     enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('RATE_LIMITED', `Too many requests: at most ${context.max} per ${Math.round(options.config.windowMs / 1000)} s; retry in ${context.after}`, [
-        { field: 'rate_limit', message: `limit ${context.max}, window ${options.config.windowMs} ms`, retry_after_seconds: Math.ceil(context.ttl / 1000) },
-      ]),
+    errorResponseBuilder: (_request, context) => rateLimited('requests', 'limit', context.max, context.after, Math.ceil(context.ttl / 1000)),
   });
   // Its own counters (a child of the store), shared by every route and resolver of the origin.
   const expensive = app.createRateLimit({ max: options.config.expensiveMax, keyGenerator: (request) => options.callerKey(request) });
@@ -134,9 +137,6 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     }
     if (!state.isExceeded) return;
     if (reply) void reply.header('retry-after', String(state.ttlInSeconds));
-    const windowS = Math.round(options.config.windowMs / 1000);
-    throw new AppError('RATE_LIMITED', `Too many expensive requests (optimize): at most ${state.max} per ${windowS} s; retry in ${state.ttlInSeconds} s`, [
-      { field: 'rate_limit', message: `expensive-operation limit ${state.max}, window ${options.config.windowMs} ms`, retry_after_seconds: state.ttlInSeconds },
-    ]);
+    throw rateLimited('expensive requests (optimize)', 'expensive-operation limit', state.max, `${state.ttlInSeconds} s`, state.ttlInSeconds);
   });
 }

@@ -21,3 +21,17 @@ export function pageSize(value: number | undefined | null, field: string, fallba
   }
   return value;
 }
+
+/** One page of a keyset-paginated list: its items, the list's size, and the cursor of its last item. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  hasMore: boolean;
+  endCursor: string | null;
+}
+
+/** A page from `rows` fetched with limit + 1 (the extra row only says whether there is more). */
+export function page<T>(rows: T[], limit: number, total: number, cursor: (row: T) => string): Page<T> {
+  const items = rows.slice(0, limit);
+  return { items, total, hasMore: rows.length > limit, endCursor: items.length ? cursor(items[items.length - 1]) : null };
+}

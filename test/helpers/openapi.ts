@@ -2,7 +2,7 @@
  * Responses checked against the origin's own OpenAPI document (GET /openapi.json): the schema of the
  * route's documented status must accept the body. Used by the contract tests on every response.
  */
-import Ajv2020 from 'ajv/dist/2020.js';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 
 export interface OpenApiDocument {
   openapi: string;
@@ -22,6 +22,12 @@ export function templateFor(doc: OpenApiDocument, path: string): string | undefi
   return Object.keys(doc.paths).find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(bare));
 }
 
+/** Compiled validators per document and (method, template, status): compiling is most of a check's cost. */
+const compiled = new WeakMap<OpenApiDocument, Map<string, ValidateFunction>>();
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
+/** Only formats error lists (each compiled schema gets its own instance: the components carry `$id`s). */
+const ajv = new Ajv2020.default(AJV_OPTIONS);
+
 /** Throws when the body does not fit the schema documented for (method, path, status). */
 export function checkResponse(doc: OpenApiDocument, method: string, path: string, status: number, body: unknown): void {
   const template = templateFor(doc, path);
@@ -30,8 +36,14 @@ export function checkResponse(doc: OpenApiDocument, method: string, path: string
   if (!response) throw new Error(`${method} ${template} does not document status ${status}`);
   const schema = response.content?.['application/json']?.schema;
   if (!schema) throw new Error(`${method} ${template} ${status} has no JSON schema`);
-  const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: false });
-  // The document's components travel with the schema, so its `#/components/schemas/...` refs resolve.
-  const validate = ajv.compile({ ...schema, components: doc.components });
+  const byKey = compiled.get(doc) ?? new Map<string, ValidateFunction>();
+  compiled.set(doc, byKey);
+  const key = `${method.toUpperCase()} ${template} ${status}`;
+  let validate = byKey.get(key);
+  if (!validate) {
+    // The document's components travel with the schema, so its `#/components/schemas/...` refs resolve.
+    validate = new Ajv2020.default(AJV_OPTIONS).compile({ ...schema, components: doc.components });
+    byKey.set(key, validate);
+  }
   if (!validate(body)) throw new Error(`${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
 }

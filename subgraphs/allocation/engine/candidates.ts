@@ -67,6 +67,7 @@
  *    resistance_levels as {price, strength} (strength rounded to 4 decimals) from support_resistance.
  */
 import type { AnalysisDocument, PriceLevel, StageLabel, StageNumber, StageStrength } from '../../analysis/engine/document.js';
+import { roundCents, toCents } from './money.js';
 import type { Candidate, LevelRef, SnapshotRowFields, TargetSource } from './types.js';
 
 /** The keys of a stored snapshot the candidate builder reads (and the service loads). */
@@ -114,13 +115,9 @@ export const MAX_WIN_PROBABILITY = 0.99;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
-/** Rounds to whole cents (half away from zero on the decimal value, avoiding binary artefacts like 1.005). */
-export function roundCents(v: number): number {
-  return Math.round((v + Math.sign(v) * Number.EPSILON * Math.abs(v)) * 100) / 100;
-}
 const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
 /** Cent-exact difference of two cent prices (avoids 0.30000000000000004). */
-const centsDiff = (a: number, b: number): number => Math.round((a - b) * 100) / 100;
+const centsDiff = (a: number, b: number): number => toCents(a - b) / 100;
 
 function stageNumberOf(label: string | null | undefined): StageNumber | null {
   const m = /^STAGE ([1-4])$/.exec(label ?? '');
@@ -288,4 +285,17 @@ export function toCandidate(doc: CandidateSource): Candidate | null {
     relative_strength: rs,
     row: rowOf(doc, label),
   };
+}
+
+/** Stored snapshots (document text and the security's sector) as optimizer candidates. */
+export function candidatesFrom(rows: ReadonlyArray<{ sector: string | null; docText: string }>): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const row of rows) {
+    const doc = JSON.parse(row.docText) as Record<string, unknown>;
+    const source = Object.fromEntries(CANDIDATE_SOURCE_KEYS.map((k) => [k, doc[k] ?? null])) as unknown as CandidateSource;
+    if (source.sector === null) source.sector = row.sector;
+    const candidate = toCandidate(source);
+    if (candidate) candidates.push(candidate);
+  }
+  return candidates;
 }

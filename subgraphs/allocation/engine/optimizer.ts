@@ -107,6 +107,7 @@ import {
   ledoitWolf,
   quadraticForm,
 } from './covariance.js';
+import { fromCents, toCents } from './money.js';
 import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
 import {
   DEFAULT_SECTOR_KEY,
@@ -132,7 +133,7 @@ export const DEFAULT_STAGE_WEIGHTS: Readonly<Record<StageLabel, number>> = Objec
   'STAGE 3': 0.25,
   'STAGE 4': 0,
 });
-export const STAGE_LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
+const STAGE_LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
 /** KELLY_CRITERION defaults. */
 export const DEFAULT_REWARD_MULTIPLIER = 1;
 export const DEFAULT_HALF_KELLY = false;
@@ -258,8 +259,8 @@ interface Prices {
 }
 
 function pricesOf(c: Candidate): Prices | null {
-  const entryCents = Math.round(finite(c.entry_price, NaN) * 100);
-  const stopCents = Math.round(finite(c.stop_loss, NaN) * 100);
+  const entryCents = toCents(finite(c.entry_price, NaN));
+  const stopCents = toCents(finite(c.stop_loss, NaN));
   if (!(entryCents >= 1) || !Number.isFinite(stopCents) || !(stopCents < entryCents)) return null;
   return { entryCents, stopCents, riskCents: entryCents - stopCents };
 }
@@ -1028,11 +1029,10 @@ function trimShares(book: Book, lim: Limits, st: ShareState): void {
 // Money
 
 /** Integer cents as currency units: the double nearest the 2-decimal value (-0 never escapes). */
-const units = (cents: number): number => (cents === 0 ? 0 : cents / 100);
 
 /** A price as whole cents in currency units (null when absent or not finite). */
 function centsPrice(x: number | null): number | null {
-  return typeof x === 'number' && Number.isFinite(x) ? units(Math.round(x * 100)) : null;
+  return typeof x === 'number' && Number.isFinite(x) ? fromCents(toCents(x)) : null;
 }
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -1076,7 +1076,7 @@ function emptyResult(
   return {
     allocations: [],
     allocated_capital: 0,
-    remaining_capital: units(totalCents),
+    remaining_capital: fromCents(totalCents),
     diagnostics: {
       schema_version: DIAGNOSTICS_SCHEMA_VERSION,
       max_position_size_effective: typeof defaultCap === 'number' ? Math.min(mps, defaultCap) : mps,
@@ -1110,7 +1110,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   const notes: string[] = [];
   if (pack === null || pack === undefined) notes.push(NO_CONSTRAINT_PACK_NOTE);
 
-  const C = Math.round(finite(input.total_capital, 0) * 100);
+  const C = toCents(finite(input.total_capital, 0));
   if (!(C >= 1)) {
     notes.push('total_capital: not a positive amount, so the book is empty');
     return emptyResult(Number.isFinite(C) ? C : 0, eff, input, notes, p.ranking.eligible, 0);
@@ -1427,11 +1427,11 @@ export function optimize(input: OptimizeInput): OptimizeResult {
       symbol: nm.symbol,
       shares,
       position_type: 'LONG',
-      entry_price: units(nm.entryCents),
-      position_value: units(valueCents),
-      risk_amount: units(riskCents),
+      entry_price: fromCents(nm.entryCents),
+      position_value: fromCents(valueCents),
+      risk_amount: fromCents(riskCents),
       percent_of_account: round6(valueCents / C),
-      stop_loss: units(nm.stopCents),
+      stop_loss: fromCents(nm.stopCents),
       target_price: centsPrice(c.target_price),
       risk_reward_ratio: c.risk_reward_ratio,
       confidence: c.confidence,
@@ -1474,7 +1474,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   const metrics: BookMetrics = {
     eligible_count: p.ranking.eligible,
     ranked_count: k,
-    total_risk_amount: units(riskCentsTotal),
+    total_risk_amount: fromCents(riskCentsTotal),
     total_risk_fraction: riskCentsTotal / C,
     expected_volatility_annual: expectedVol,
     covariance_shrinkage: measured.shrinkage,
@@ -1492,7 +1492,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     softmax_temperature_effective: softmax ? temperature : null,
     binding_notes: notes,
   };
-  return { allocations, allocated_capital: units(st.spent), remaining_capital: units(C - st.spent), diagnostics, metrics };
+  return { allocations, allocated_capital: fromCents(st.spent), remaining_capital: fromCents(C - st.spent), diagnostics, metrics };
 }
 
 const BLOCKER_ORDER = [

@@ -41,7 +41,7 @@ export class AllocationLimits {
   defaultRiskSettings!: RiskSettingsType;
 }
 
-export const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({
+const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({
   maxRiskPerTrade: s.max_risk_per_trade,
   maxPortfolioRisk: s.max_portfolio_risk,
   maxPositionSize: s.max_position_size,
@@ -83,7 +83,7 @@ const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
   resistanceLevels: a.resistance_levels,
 });
 
-export function toPortfolioType(p: PortfolioResponse): PortfolioType {
+function toPortfolioType(p: PortfolioResponse): PortfolioType {
   const d = p.optimizer_diagnostics;
   const pack = p.constraint_pack;
   return {
@@ -127,6 +127,11 @@ export function toPortfolioType(p: PortfolioResponse): PortfolioType {
   };
 }
 
+/** The caller's portfolio by id (Query.portfolio and the entity reference alike). */
+async function portfolioFor(allocation: AllocationService, ctx: RequestContext, id: string): Promise<PortfolioType> {
+  return toPortfolioType(await allocation.portfolio(await ctx.principal(), id));
+}
+
 @Resolver()
 export class AllocationInfoResolver {
   constructor(private readonly allocation: AllocationService) {}
@@ -162,7 +167,7 @@ export class PortfolioResolver {
 
   @Query(() => PortfolioType, { description: 'One of your portfolios (NOT_FOUND for any other id)' })
   async portfolio(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<PortfolioType> {
-    return toPortfolioType((await this.allocation.portfolio(await ctx.principal(), id)).response);
+    return portfolioFor(this.allocation, ctx, id);
   }
 
   @Query(() => PortfolioConnection, { description: 'Your portfolios, newest first' })
@@ -184,9 +189,7 @@ export function buildAllocationSubgraph(allocation: AllocationService): Promise<
     ],
     referenceResolvers: {
       Portfolio: {
-        async __resolveReference(ref: { id: string }, ctx: RequestContext) {
-          return toPortfolioType((await allocation.portfolio(await ctx.principal(), ref.id)).response);
-        },
+        __resolveReference: (ref: { id: string }, ctx: RequestContext) => portfolioFor(allocation, ctx, ref.id),
       },
     },
   });
