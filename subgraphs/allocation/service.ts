@@ -21,15 +21,14 @@ import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
 import { page, pageSize, type Page } from '../platform/validation.js';
-import { listCloses, snapshotsOn, universeVersion } from '../analysis/store.js';
 import { snakeToCamel, toPortfolioRequest, validateInput, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput } from './dto.js';
-import { candidatesFrom } from './engine/candidates.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
 import { buildPolicyExplanation, resolveRiskProfile, type PolicyExplanation } from './engine/risk-profile.js';
-import type { Candidate, CloseSeries, ConstraintPack, OptimizeResult, OptimizerDiagnostics, PortfolioAllocation } from './engine/types.js';
+import type { ConstraintPack, OptimizeResult, OptimizerDiagnostics, PortfolioAllocation } from './engine/types.js';
 import * as store from './store.js';
+import { UniverseCache, type Universe } from './universe.js';
 
 /**
  * The one body an anonymous caller may send (spec "Allocation service" rule 1; DESIGN section 5): served
@@ -50,8 +49,6 @@ export const DEMO_OPTIMIZE_BODY = Object.freeze({
 /** spec "Limits": allocation rows in demo mode. */
 export const DEMO_MAX_ROWS = 2;
 export const PORTFOLIOS_PAGE = { default: 20, max: 100 } as const;
-/** Calendar days of closes loaded for the covariance (covers the engine's 252-trading-day window). */
-const CLOSES_LOOKBACK_DAYS = 380;
 
 /** spec "PortfolioResponse", plus the server-built policy_explanation and the analysis date it used. */
 export interface PortfolioResponse {
@@ -100,33 +97,21 @@ export interface AllocationServiceOptions {
   universeTtlMs?: number;
 }
 
-/** The candidate universe built from one set of snapshots, and what is derived from it on demand. */
-interface Universe {
-  key: string;
-  analysisDate: string | null;
-  candidates: Candidate[];
-  sectors: Map<string, string>;
-  /** Daily closes through the analysis date, per symbol, loaded the first time a book needs them. */
-  closes: Map<string, CloseSeries>;
-  /** The demo body's engine result (it depends on nothing else). */
-  demoResult?: OptimizeResult;
-}
-
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class AllocationService {
   private readonly now: () => Date;
-  private readonly universeTtlMs: number;
-  /** The universe being built or built, the store version it was built from, and when that was last confirmed. */
-  private universeCache: { key: string; universe: Promise<Universe>; checkedAt: number } | null = null;
+  private readonly universes: UniverseCache;
+  /** The demo body's engine result per universe (it depends on nothing else). */
+  private readonly demoResults = new WeakMap<Universe, OptimizeResult>();
 
   constructor(
     private readonly db: Db,
     options: AllocationServiceOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    this.universeTtlMs = options.universeTtlMs ?? 1000;
+    this.universes = new UniverseCache(db, options.universeTtlMs ?? 1000);
   }
 
   strategies(): readonly StrategyInfo[] {
@@ -174,7 +159,7 @@ export class AllocationService {
       if (first) return replay(first, requestHash);
     }
 
-    const universe = await this.universe();
+    const universe = await this.universes.get();
     const base = {
       total_capital: request.total_capital,
       risk_settings: settings,
@@ -182,10 +167,10 @@ export class AllocationService {
       prior_book_weights: request.prior_book_weights,
       candidates: universe.candidates,
     };
-    let result = demo ? universe.demoResult : undefined;
+    let result = demo ? this.demoResults.get(universe) : undefined;
     if (!result) {
-      result = optimize({ ...base, closes: await this.closesFor(universe, symbolsNeedingCloses(base)) });
-      if (demo) universe.demoResult = result;
+      result = optimize({ ...base, closes: await this.universes.closesFor(universe, symbolsNeedingCloses(base)) });
+      if (demo) this.demoResults.set(universe, result);
     }
 
     let allocations = result.allocations;
@@ -246,7 +231,7 @@ export class AllocationService {
         allocations.map((a, i) => ({
           rank: i + 1,
           symbol: a.symbol,
-          sector: universe.sectors.get(a.symbol) ?? null,
+          sector: universe.bySymbol.get(a.symbol)?.sector ?? null,
           shares: a.shares,
           entryPrice: a.entry_price,
           stopLoss: a.stop_loss,
@@ -292,53 +277,6 @@ export class AllocationService {
     const result = page(items, limit, total, encodeCursor);
     return { ...result, items: result.items.map((p) => JSON.parse(p.responseText) as PortfolioResponse) };
   }
-
-  /**
-   * Every symbol's snapshot on the newest analysis date as a candidate. The built universe is kept
-   * until the store's set of newest snapshots changes; a cheap version query tells, asked at most once
-   * per `universeTtlMs`.
-   */
-  private async universe(): Promise<Universe> {
-    const started = Date.now();
-    const fresh = this.universeCache;
-    if (fresh && started - fresh.checkedAt < this.universeTtlMs) return fresh.universe;
-    const version = await universeVersion(this.db);
-    const key = JSON.stringify(version);
-    const cached = this.universeCache;
-    if (cached && cached.key === key) {
-      cached.checkedAt = started;
-      return cached.universe;
-    }
-    const universe = this.buildUniverse(key, version.analysisDate);
-    const entry = { key, universe, checkedAt: started };
-    this.universeCache = entry;
-    universe.catch(() => {
-      if (this.universeCache === entry) this.universeCache = null;
-    });
-    return universe;
-  }
-
-  private async buildUniverse(key: string, analysisDate: string | null): Promise<Universe> {
-    const universe: Universe = { key, analysisDate, candidates: [], sectors: new Map(), closes: new Map() };
-    if (analysisDate === null) return universe;
-    universe.candidates = candidatesFrom(await snapshotsOn(this.db, analysisDate));
-    universe.sectors = new Map(universe.candidates.map((c) => [c.symbol, c.sector]));
-    return universe;
-  }
-
-  /**
-   * Closes for the covariance, through the universe's analysis date (so a book depends only on the
-   * snapshots and the bars up to their date), cached with the universe.
-   */
-  private async closesFor(universe: Universe, symbols: readonly string[]): Promise<Map<string, CloseSeries>> {
-    const missing = symbols.filter((s) => !universe.closes.has(s));
-    if (missing.length && universe.analysisDate) {
-      const from = shiftDays(universe.analysisDate, -CLOSES_LOOKBACK_DAYS);
-      const loaded = await listCloses(this.db, missing, from, universe.analysisDate);
-      for (const symbol of missing) universe.closes.set(symbol, loaded.get(symbol) ?? { dates: [], closes: [] });
-    }
-    return new Map(symbols.map((s) => [s, universe.closes.get(s) ?? { dates: [], closes: [] }]));
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -356,11 +294,6 @@ function demoNotes(notes: readonly string[], hidden: readonly string[]): string[
 
 const partnerIdOf = (principal: Principal): string => requirePartner(principal, 'optimize').partnerId;
 
-function shiftDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 /** The Idempotency-Key, or the violation to report with the body's (a repeated header arrives joined by ", "). */
 function idempotencyKey(value: string | null | undefined): { value: string | null; problem?: ErrorDetail } {

@@ -55,6 +55,8 @@
  *      rounded to 6 decimals and clamped to [0.01, 0.99].
  *    - relative_strength = stage_detail.mansfield_rs, else indicators.mansfield_rs, else null.
  *    - sector = the snapshot's sector, else `Unclassified`.
+ *    - pattern_signal = the snapshot's `pattern_signal` direction and net confidence (null without one;
+ *      the optimizer does not read it, opportunity search rates holdings with it).
  *
  * 5. Row fields (repeated on each allocation row; null where the snapshot has no value):
  *    stage (label), stage_strength, entry_date = analysis_date, signal = the blended
@@ -89,6 +91,7 @@ export const CANDIDATE_SOURCE_KEYS = [
   'support_resistance',
   'indicators',
   'stage_detail',
+  'pattern_signal',
 ] as const satisfies readonly (keyof AnalysisDocument)[];
 
 export type CandidateSource = Pick<AnalysisDocument, (typeof CANDIDATE_SOURCE_KEYS)[number]>;
@@ -224,6 +227,12 @@ function rowOf(doc: CandidateSource, stageLabel: StageLabel | null): SnapshotRow
   };
 }
 
+function patternSignalOf(doc: CandidateSource): Candidate['pattern_signal'] {
+  const ps = doc.pattern_signal;
+  if (!ps || (ps.direction !== 'BULLISH' && ps.direction !== 'BEARISH' && ps.direction !== 'NEUTRAL')) return null;
+  return { direction: ps.direction, net_confidence: isNum(ps.net_confidence) ? ps.net_confidence : 0 };
+}
+
 /** Conviction in a long position, 0..1 (see rule 4 above). */
 function longConfidence(doc: CandidateSource): number {
   const score = doc.enhanced_signal?.score;
@@ -283,6 +292,7 @@ export function toCandidate(doc: CandidateSource): Candidate | null {
     confidence: clamp(confidenceRaw, 0, 1),
     win_probability: winProbabilityOf(doc, label),
     relative_strength: rs,
+    pattern_signal: patternSignalOf(doc),
     row: rowOf(doc, label),
   };
 }

@@ -287,6 +287,33 @@ function kellyFraction(c: Candidate, rewardMultiplier: number): number {
   return p - (1 - p) / b;
 }
 
+/**
+ * The HYBRID_WEIGHTED blend of a candidate, in [0, 1] (header, step 1): stage part, confidence, full-Kelly
+ * edge and relative strength. A stage weighted 0 (or no stage) gives a stage part of 0; the optimizer
+ * leaves such names out before blending, opportunity search rates holdings with it whatever their stage.
+ */
+export function hybridBlend(c: Candidate, stageWeights: Readonly<Record<string, number>> = DEFAULT_STAGE_WEIGHTS, maxStageWeight?: number): number {
+  let max = maxStageWeight;
+  if (max === undefined) {
+    max = 0;
+    for (const label of STAGE_LABELS) max = Math.max(max, Math.max(0, finite(stageWeights[label], 0)));
+  }
+  const sw = stageWeightOf(c, stageWeights);
+  const strength = Math.max(0, finite(c.strength_factor, 0.5));
+  const stagePart = clamp01(max > 0 ? (sw / max) * strength : 0);
+  const fFull = kellyFraction(c, 1);
+  const kellyPart = fFull > 0 ? clamp01(fFull / HYBRID_FULL_KELLY_EDGE) : 0;
+  const rs = c.relative_strength;
+  const rsPart =
+    typeof rs === 'number' && Number.isFinite(rs) ? clamp01((rs + HYBRID_RELATIVE_STRENGTH_SPAN) / (2 * HYBRID_RELATIVE_STRENGTH_SPAN)) : 0.5;
+  return (
+    HYBRID_BLEND_WEIGHTS.stage * stagePart +
+    HYBRID_BLEND_WEIGHTS.confidence * clamp01(finite(c.confidence, 0)) +
+    HYBRID_BLEND_WEIGHTS.kelly * kellyPart +
+    HYBRID_BLEND_WEIGHTS.relative_strength * rsPart
+  );
+}
+
 function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Ranking {
   const strategy = eff.allocation_strategy;
   const lookup = uniqueCandidates(candidates);
@@ -352,19 +379,7 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
           zeroStage++;
           continue;
         }
-        const stagePart = clamp01(maxStageWeight > 0 ? (sw / maxStageWeight) * strength : 0);
-        const fFull = kellyFraction(c, 1);
-        const kellyPart = fFull > 0 ? clamp01(fFull / HYBRID_FULL_KELLY_EDGE) : 0;
-        const rs = c.relative_strength;
-        const rsPart =
-          typeof rs === 'number' && Number.isFinite(rs)
-            ? clamp01((rs + HYBRID_RELATIVE_STRENGTH_SPAN) / (2 * HYBRID_RELATIVE_STRENGTH_SPAN))
-            : 0.5;
-        const blend =
-          HYBRID_BLEND_WEIGHTS.stage * stagePart +
-          HYBRID_BLEND_WEIGHTS.confidence * confidence +
-          HYBRID_BLEND_WEIGHTS.kelly * kellyPart +
-          HYBRID_BLEND_WEIGHTS.relative_strength * rsPart;
+        const blend = hybridBlend(c, stageWeights, maxStageWeight);
         score = blend;
         key = blend;
         break;

@@ -88,6 +88,8 @@ export interface Candidate {
   win_probability: number;
   /** Mansfield relative strength (percent, about -50..50), null when unknown. */
   relative_strength: number | null;
+  /** The snapshot's aggregated pattern signal (direction and net confidence), null when it has none. */
+  pattern_signal: { direction: 'BULLISH' | 'BEARISH' | 'NEUTRAL'; net_confidence: number } | null;
   row: SnapshotRowFields;
 }
 

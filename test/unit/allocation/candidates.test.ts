@@ -58,6 +58,7 @@ function doc(over: Partial<CandidateSource> = {}): CandidateSource {
     },
     indicators: indicators(),
     stage_detail: null,
+    pattern_signal: { direction: 'BULLISH', net_confidence: 0.42, bullish_confidence: 0.6, bearish_confidence: 0.18, pattern_count: 2 },
     ...over,
   };
 }
@@ -69,11 +70,12 @@ function cand(over: Partial<CandidateSource> = {}): Candidate {
 }
 
 describe('CANDIDATE_SOURCE_KEYS', () => {
-  it('lists the 17 snapshot keys the builder reads, once each', () => {
+  it('lists the 18 snapshot keys the builder reads, once each', () => {
     expect([...CANDIDATE_SOURCE_KEYS].sort()).toEqual(
       [
         'symbol', 'sector', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'signal_reasons', 'enhanced_signal',
         'ml_signal', 'risk_parameters', 'transition_probabilities', 'price_targets', 'support_resistance', 'indicators', 'stage_detail',
+        'pattern_signal',
       ].sort(),
     );
   });
@@ -363,6 +365,13 @@ describe('scores', () => {
     expect(cand({ stage_detail: detail }).relative_strength).toBe(21.5);
     expect(cand().relative_strength).toBe(11.5);
     expect(cand({ indicators: null }).relative_strength).toBeNull();
+  });
+
+  it('carries the pattern signal direction and net confidence, null without a valid one', () => {
+    expect(cand().pattern_signal).toEqual({ direction: 'BULLISH', net_confidence: 0.42 });
+    expect(cand({ pattern_signal: null }).pattern_signal).toBeNull();
+    const bad = { direction: 'SIDEWAYS', net_confidence: 1, bullish_confidence: 0, bearish_confidence: 0, pattern_count: 0 } as unknown as CandidateSource['pattern_signal'];
+    expect(cand({ pattern_signal: bad }).pattern_signal).toBeNull();
   });
 
   it('sector falls back to Unclassified', () => {

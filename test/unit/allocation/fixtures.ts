@@ -73,6 +73,7 @@ export function candidate(symbol: string, spec: CandidateSpec = {}): Candidate {
     confidence,
     win_probability: spec.winProbability ?? 0.5,
     relative_strength: spec.relativeStrength === undefined ? 5 : spec.relativeStrength,
+    pattern_signal: null,
     row,
   };
 }
