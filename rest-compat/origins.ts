@@ -18,7 +18,8 @@ import {
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
-import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS } from './schemas.js';
+import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS, SEARCH_SCHEMAS } from './schemas.js';
+import { searchRoutes } from './search-routes.js';
 import { allocationRoutes } from './allocation-routes.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
@@ -201,15 +202,19 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
 }
 
 export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const search = new SearchService();
+  const search = new SearchService(deps.db, { universeTtlMs: deps.config.allocation.universeTtlMs });
   let app: FastifyInstance | undefined;
   const authenticate = oidcAuthenticator(deps, () => app?.log);
   const subgraph = await buildSearchSubgraph(search);
   app = await createOrigin({
     // spec: search /health is a liveness probe -> always 200 with status ("degraded" without a database).
     ...shell(deps, 'search', authenticate, { failWhenDbDown: false, body: () => ({}) }),
+    schemas: SEARCH_SCHEMAS,
+    authChallenge: 'Bearer realm="tradegraph-search"',
     graphql: { schema: subgraph.schema, context: contextFor(authenticate), limits: deps.config.graphqlLimits },
   });
+  // spec "Opportunity-search service": hunt and cash hunt over the caller's stored portfolios.
+  await app.register(searchRoutes, { search, authenticate });
   // Never silently: a disabled check is announced at every start.
   if (!deps.config.oidc.enforce) app.log.warn('OIDC_ENFORCE=false: the search origin does not check ID tokens (non-production only)');
   return app;

@@ -364,3 +364,231 @@ export const ALLOCATION_SCHEMAS = [
 export function errorResponses(ref: 'Error#' | 'AnalysisError#', ...statuses: number[]): Record<number, unknown> {
   return Object.fromEntries(statuses.map((s) => [s, { $ref: ref }]));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Opportunity search (spec "Opportunity-search service responses"; the element fields are the product's,
+// docs/SEARCH.md). Every documented field is required, so a response missing one fails the contract tests;
+// additional properties are allowed.
+// ---------------------------------------------------------------------------------------------------------
+
+const numberOrNull = nullable('number');
+const stringOrNull = nullable('string');
+const strings = { type: 'array', items: { type: 'string' } } as const;
+
+/** A new position for the portfolio (replacement, cash-hunt idea, suitability alternative). */
+export const ideaSchema = {
+  $id: 'SearchIdea',
+  type: 'object',
+  required: [
+    'symbol', 'sector', 'fit_score', 'signal_quality', 'stage', 'signal', 'shares', 'entry_price', 'stop_loss', 'target_price', 'position_value',
+    'risk_amount', 'risk_reward_ratio', 'percent_of_portfolio', 'correlation_to_portfolio', 'sector_weight_after', 'added_volatility', 'reasons',
+  ],
+  properties: {
+    symbol: { type: 'string' },
+    sector: { type: 'string' },
+    fit_score: { type: 'number', description: 'signal quality minus correlation, sector-overweight and added-volatility penalties (higher fits better)' },
+    signal_quality: { type: 'number', minimum: 0, maximum: 1, description: 'the allocation HYBRID_WEIGHTED blend of stage, conviction, Kelly edge and relative strength' },
+    stage: stringOrNull,
+    signal: stringOrNull,
+    shares: { type: 'integer', minimum: 1, description: 'whole shares suggested under the portfolio risk settings' },
+    entry_price: { type: 'number', description: 'latest close' },
+    stop_loss: { type: 'number' },
+    target_price: numberOrNull,
+    position_value: { type: 'number', description: 'shares x entry_price' },
+    risk_amount: { type: 'number', description: 'shares x (entry_price - stop_loss)' },
+    risk_reward_ratio: { type: 'number' },
+    percent_of_portfolio: { type: 'number', description: 'position_value / portfolio value (positions at the latest closes plus cash)' },
+    correlation_to_portfolio: { ...numberOrNull, description: 'correlation of daily returns with the portfolio over the last year (null when unmeasurable)' },
+    sector_weight_after: { type: 'number', description: 'the sector weight with this position' },
+    added_volatility: { type: 'number', description: 'annualised portfolio volatility with the position minus without it' },
+    reasons: strings,
+  },
+  additionalProperties: true,
+} as const;
+
+const ideas = { type: 'array', items: { $ref: 'SearchIdea#' } } as const;
+
+export const huntRecommendationSchema = {
+  $id: 'HuntRecommendation',
+  type: 'object',
+  required: [
+    'type', 'symbol', 'sector', 'score', 'rating', 'shares', 'current_price', 'entry_price', 'stop_loss', 'unrealized_return', 'current_weight',
+    'stage', 'signal', 'suggested_share_change', 'replacement_candidates', 'reasons',
+  ],
+  properties: {
+    type: { type: 'string', enum: ['EXIT', 'REPLACE', 'TRIM', 'ADD', 'HOLD'] },
+    symbol: { type: 'string' },
+    sector: { type: 'string' },
+    score: { type: 'number', minimum: 0, maximum: 1, description: 'how strongly the evidence points to this action' },
+    rating: { type: 'string', enum: ['STRONG', 'WEAK', 'NEUTRAL'] },
+    shares: { type: 'integer', description: 'shares held' },
+    current_price: { ...numberOrNull, description: 'latest close (null without an analysis snapshot)' },
+    entry_price: { type: 'number', description: 'price the position was built at' },
+    stop_loss: { type: 'number' },
+    unrealized_return: numberOrNull,
+    current_weight: { type: 'number' },
+    stage: stringOrNull,
+    signal: stringOrNull,
+    suggested_share_change: { type: 'integer', description: 'shares to buy (positive) or sell (negative)' },
+    replacement_candidates: { ...ideas, description: 'REPLACE: the best replacements (at most 3)' },
+    reasons: strings,
+  },
+  additionalProperties: true,
+} as const;
+
+export const concernSchema = {
+  $id: 'HuntConcern',
+  type: 'object',
+  required: ['type', 'symbols', 'score', 'value', 'threshold', 'reasons'],
+  properties: {
+    type: { type: 'string', enum: ['SECTOR_CONCENTRATION', 'CORRELATED_PAIR', 'HIGH_VOLATILITY', 'STALE_ANALYSIS', 'BROKEN_SUPPORT', 'CASH_DRAG'] },
+    symbols: { ...strings, description: 'holdings concerned ([] for the whole portfolio)' },
+    score: { type: 'number', minimum: 0, maximum: 1, description: 'severity' },
+    value: { type: 'number', description: 'the measured figure' },
+    threshold: { type: 'number', description: 'the limit it is measured against' },
+    reasons: strings,
+  },
+  additionalProperties: true,
+} as const;
+
+export const generalAssessmentSchema = {
+  $id: 'GeneralAssessment',
+  type: 'object',
+  required: ['total_positions', 'strong_positions', 'weak_positions', 'portfolio_value', 'available_cash', 'portfolio_volatility', 'recommendations', 'concerns'],
+  properties: {
+    total_positions: { type: 'integer', minimum: 0 },
+    strong_positions: { type: 'integer', minimum: 0 },
+    weak_positions: { type: 'integer', minimum: 0 },
+    portfolio_value: { type: 'number' },
+    available_cash: { type: 'number' },
+    portfolio_volatility: numberOrNull,
+    recommendations: { type: 'array', items: { $ref: 'HuntRecommendation#' }, description: 'one per holding; this page' },
+    concerns: { type: 'array', items: { $ref: 'HuntConcern#' }, description: 'every concern, most severe first (not paginated)' },
+  },
+  additionalProperties: true,
+} as const;
+
+export const replacementAnalysisSchema = {
+  $id: 'ReplacementAnalysis',
+  type: 'object',
+  required: ['symbol', 'sector', 'shares', 'current_price', 'freed_capital', 'rating', 'reasons', 'candidates', 'notes'],
+  properties: {
+    symbol: { type: 'string', description: 'the holding to replace' },
+    sector: { type: 'string' },
+    shares: { type: 'integer' },
+    current_price: numberOrNull,
+    freed_capital: { type: 'number', description: 'shares x current price' },
+    rating: { type: 'string', enum: ['STRONG', 'WEAK', 'NEUTRAL'] },
+    reasons: strings,
+    candidates: { ...ideas, description: 'ranked by fit_score; this page' },
+    notes: strings,
+  },
+  additionalProperties: true,
+} as const;
+
+export const suitabilityAnalysisSchema = {
+  $id: 'SuitabilityAnalysis',
+  type: 'object',
+  required: [
+    'symbol', 'verdict', 'fit_score', 'signal_quality', 'stage', 'signal', 'eligible', 'already_held', 'analysis_date', 'suggested_shares',
+    'suggested_value', 'fundable_from_cash', 'entry_price', 'stop_loss', 'target_price', 'risk_amount', 'sector_effect', 'correlation_to_portfolio',
+    'most_correlated_holding', 'portfolio_volatility_before', 'portfolio_volatility_after', 'vol_target_annual', 'reasons', 'alternatives',
+  ],
+  properties: {
+    symbol: { type: 'string' },
+    verdict: { type: 'string', enum: ['SUITABLE', 'CAUTION', 'UNSUITABLE'] },
+    fit_score: { type: 'number' },
+    signal_quality: { type: 'number' },
+    stage: stringOrNull,
+    signal: stringOrNull,
+    eligible: { type: 'boolean', description: 'whether the allocation long rule admits it' },
+    already_held: { type: 'boolean' },
+    analysis_date: { type: 'string' },
+    suggested_shares: { type: 'integer', minimum: 0, description: 'under the risk settings, cash aside (additional shares when held)' },
+    suggested_value: { type: 'number' },
+    fundable_from_cash: { type: 'boolean' },
+    entry_price: { type: 'number' },
+    stop_loss: { type: 'number' },
+    target_price: numberOrNull,
+    risk_amount: { type: 'number' },
+    sector_effect: {
+      type: 'object',
+      required: ['sector', 'weight_before', 'weight_after', 'cap'],
+      properties: { sector: { type: 'string' }, weight_before: { type: 'number' }, weight_after: { type: 'number' }, cap: numberOrNull },
+    },
+    correlation_to_portfolio: numberOrNull,
+    most_correlated_holding: {
+      type: ['object', 'null'],
+      required: ['symbol', 'correlation'],
+      properties: { symbol: { type: 'string' }, correlation: { type: 'number' } },
+    },
+    portfolio_volatility_before: numberOrNull,
+    portfolio_volatility_after: numberOrNull,
+    vol_target_annual: numberOrNull,
+    reasons: strings,
+    alternatives: { ...ideas, description: 'same-sector names with a higher fit score; this page' },
+  },
+  additionalProperties: true,
+} as const;
+
+const paginationFields = {
+  page: { type: 'integer', minimum: 1, description: '1-based page' },
+  page_size: { type: 'integer', minimum: 1, maximum: 50 },
+  total_recommendations: { type: 'integer', minimum: 0, description: 'length of the whole ranked list' },
+  has_more: { type: 'boolean', description: 'whether a later page has items' },
+} as const;
+
+/** spec "HuntResponse". */
+export const huntResponseSchema = {
+  $id: 'HuntResponse',
+  type: 'object',
+  required: [
+    'portfolio_id', 'portfolio_name', 'hunt_mode', 'general_assessment', 'replacement_analysis', 'suitability_analysis', 'page', 'page_size',
+    'total_recommendations', 'has_more', 'analysis_date',
+  ],
+  properties: {
+    portfolio_id: { type: 'string' },
+    portfolio_name: { type: 'string' },
+    hunt_mode: { type: 'string', enum: ['general', 'replace', 'interest'], description: 'general (no symbol parameter), replace (symbol_replace) or interest (symbol_interest)' },
+    general_assessment: { oneOf: [{ $ref: 'GeneralAssessment#' }, { type: 'null' }], description: 'general mode; paginated list: recommendations' },
+    replacement_analysis: { oneOf: [{ $ref: 'ReplacementAnalysis#' }, { type: 'null' }], description: 'replace mode; paginated list: candidates' },
+    suitability_analysis: { oneOf: [{ $ref: 'SuitabilityAnalysis#' }, { type: 'null' }], description: 'interest mode; paginated list: alternatives' },
+    ...paginationFields,
+    analysis_date: { ...stringOrNull, description: 'newest analysis date the answer used' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** spec "CashHuntResponse", plus cash_after, notes and the analysis date. */
+export const cashHuntResponseSchema = {
+  $id: 'CashHuntResponse',
+  type: 'object',
+  required: [
+    'portfolio_id', 'portfolio_name', 'available_cash', 'total_capital', 'recommendations', 'page', 'page_size', 'total_recommendations', 'has_more',
+    'cash_after', 'notes', 'analysis_date',
+  ],
+  properties: {
+    portfolio_id: { type: 'string' },
+    portfolio_name: { type: 'string' },
+    available_cash: { type: 'number', description: 'the portfolio remaining capital' },
+    total_capital: { type: 'number' },
+    recommendations: { ...ideas, description: 'new positions in buying order; this page' },
+    ...paginationFields,
+    cash_after: { type: 'number', description: 'cash left after buying every recommendation (all pages)' },
+    notes: strings,
+    analysis_date: stringOrNull,
+  },
+  additionalProperties: true,
+} as const;
+
+/** The schemas the search origin registers. */
+export const SEARCH_SCHEMAS = [
+  ideaSchema,
+  huntRecommendationSchema,
+  concernSchema,
+  generalAssessmentSchema,
+  replacementAnalysisSchema,
+  suitabilityAnalysisSchema,
+  huntResponseSchema,
+  cashHuntResponseSchema,
+];

@@ -13,7 +13,7 @@ export async function codeSdls(): Promise<SubgraphSdls> {
   const [analysis, allocation, search] = await Promise.all([
     buildAnalysisSubgraph(new AnalysisService(db, 'DEMO')),
     buildAllocationSubgraph(new AllocationService(db)),
-    buildSearchSubgraph(new SearchService()),
+    buildSearchSubgraph(new SearchService(db)),
   ]);
   return { analysis: analysis.sdl, allocation: allocation.sdl, search: search.sdl };
 }

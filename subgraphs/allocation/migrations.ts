@@ -10,6 +10,8 @@
  * - `portfolio_positions`: the book's rows (symbol, shares, prices, weight, sector, rank), so other
  *   domains (opportunity search) read holdings with SQL instead of digging through the response.
  *   No foreign key to securities: a portfolio is a record of what was advised and outlives a security.
+ *   `support_at_entry` (2026112401): the highest support level below the entry when the book was built,
+ *   so search can tell a broken support (null for books stored before it, and for names without one).
  */
 import type { Migration } from '../platform/migrations.js';
 
@@ -57,5 +59,10 @@ export const allocationMigrations: Migration[] = [
       );
       CREATE INDEX portfolio_positions_symbol_idx ON portfolio_positions (symbol);
     `,
+  },
+  {
+    version: 2026112401,
+    name: 'portfolio positions: the support under the entry',
+    sql: `ALTER TABLE portfolio_positions ADD COLUMN support_at_entry numeric(16, 2);`,
   },
 ];

@@ -239,6 +239,7 @@ export class AllocationService {
           positionValue: a.position_value,
           riskAmount: a.risk_amount,
           weight: a.percent_of_account,
+          supportAtEntry: supportBelow(a.support_levels, a.entry_price),
         })),
       ),
     );
@@ -291,6 +292,13 @@ function demoNotes(notes: readonly string[], hidden: readonly string[]): string[
   return [...kept, `demo: showing the ${DEMO_MAX_ROWS} best-ranked positions of the book; counts, capital and notes reflect these rows only`];
 }
 
+
+/** The highest support level strictly below the entry, or null. */
+function supportBelow(levels: PortfolioAllocation['support_levels'], entry: number): number | null {
+  let best: number | null = null;
+  for (const l of levels ?? []) if (l.price < entry && (best === null || l.price > best)) best = l.price;
+  return best;
+}
 
 const partnerIdOf = (principal: Principal): string => requirePartner(principal, 'optimize').partnerId;
 

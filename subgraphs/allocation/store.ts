@@ -32,6 +32,8 @@ export interface PositionRecord {
   positionValue: number;
   riskAmount: number;
   weight: number;
+  /** Highest support level below the entry when the book was built (null when there is none). */
+  supportAtEntry: number | null;
 }
 
 /** A stored portfolio as read back (the response stays text). */
@@ -79,11 +81,11 @@ export async function insertPortfolio(tx: Queryable, p: PortfolioRecord, positio
     const params: unknown[] = [p.id];
     const tuples = positions.map((x) => {
       const at = params.length;
-      params.push(x.rank, x.symbol, x.sector, x.shares, x.entryPrice, x.stopLoss, x.targetPrice, x.positionValue, x.riskAmount, x.weight);
-      return `($1::uuid, ${Array.from({ length: 10 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+      params.push(x.rank, x.symbol, x.sector, x.shares, x.entryPrice, x.stopLoss, x.targetPrice, x.positionValue, x.riskAmount, x.weight, x.supportAtEntry);
+      return `($1::uuid, ${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
     });
     await tx.query(
-      `INSERT INTO portfolio_positions (portfolio_id, rank, symbol, sector, shares, entry_price, stop_loss, target_price, position_value, risk_amount, weight)
+      `INSERT INTO portfolio_positions (portfolio_id, rank, symbol, sector, shares, entry_price, stop_loss, target_price, position_value, risk_amount, weight, support_at_entry)
        VALUES ${tuples.join(', ')}`,
       params,
     );
@@ -122,4 +124,50 @@ export async function listPortfolios(
   );
   const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios WHERE partner_id = $1', [partnerId]);
   return { items: items.map(toStored), total: count.n };
+}
+
+/** A stored portfolio as opportunity search reads it: the figures and settings it was built with, and its positions. */
+export interface PortfolioHoldings {
+  id: string;
+  name: string;
+  totalCapital: number;
+  remainingCapital: number;
+  analysisDate: string | null;
+  /** The effective settings as stored ({risk_settings, constraint_pack, preset_key, source}). */
+  effectiveSettings: unknown;
+  positions: Array<Omit<PositionRecord, 'rank' | 'positionValue' | 'riskAmount' | 'weight'>>;
+}
+
+/**
+ * The portfolio with that id and its positions in rank order; `partnerId` null reads any owner's (only
+ * where the caller cannot be identified by configuration: search with OIDC_ENFORCE=false outside
+ * production). Null when there is no such portfolio (someone else's included).
+ */
+export async function findPortfolioHoldings(db: Queryable, id: string, partnerId: string | null): Promise<PortfolioHoldings | null> {
+  const rows = await db.query<{
+    id: string; name: string; total_capital: number; remaining_capital: number; analysis_date: string | null; effective_settings: string;
+    positions: string;
+  }>(
+    `SELECT p.id::text AS id, p.name, p.total_capital::float8 AS total_capital, p.remaining_capital::float8 AS remaining_capital,
+            p.analysis_date, p.effective_settings::text AS effective_settings,
+            COALESCE((SELECT json_agg(json_build_object(
+                        'symbol', x.symbol, 'sector', x.sector, 'shares', x.shares, 'entryPrice', x.entry_price::float8,
+                        'stopLoss', x.stop_loss::float8, 'targetPrice', x.target_price::float8, 'supportAtEntry', x.support_at_entry::float8)
+                        ORDER BY x.rank)
+                      FROM portfolio_positions x WHERE x.portfolio_id = p.id), '[]')::text AS positions
+       FROM portfolios p
+      WHERE p.id = $1::uuid AND ($2::text IS NULL OR p.partner_id = $2)`,
+    [id, partnerId],
+  );
+  if (rows.length === 0) return null;
+  const r = rows[0];
+  return {
+    id: r.id,
+    name: r.name,
+    totalCapital: r.total_capital,
+    remainingCapital: r.remaining_capital,
+    analysisDate: r.analysis_date,
+    effectiveSettings: JSON.parse(r.effective_settings) as unknown,
+    positions: JSON.parse(r.positions) as PortfolioHoldings['positions'],
+  };
 }

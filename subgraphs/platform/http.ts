@@ -284,7 +284,12 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     openapi: {
       openapi: '3.1.0',
       info: { title: options.name, version: options.version, description: 'REST paths of this origin (spec: http-interfaces.md); GraphQL at /graphql' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'partner access token' },
+          oidc: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OpenID Connect ID token (opportunity search)' },
+        },
+      },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

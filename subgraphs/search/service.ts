@@ -1,7 +1,133 @@
-/** Opportunity-search domain use cases. */
-import { HUNT_MODES, PAGINATION } from './engine/pagination.js';
+/**
+ * Opportunity-search use cases: hunt (general assessment, replacement, suitability) and cash hunt over a
+ * caller's stored portfolio. REST handlers and GraphQL resolvers call these methods and nothing else;
+ * every rule lives here or in the engine (engine/).
+ *
+ * A request, step by step:
+ *   1. parameters are checked together (every violation listed, 400 VALIDATION_FAILED): portfolio_id
+ *      required, page >= 1, 1 <= page_size <= 50, at most one of symbol_replace and symbol_interest,
+ *      symbols that are tickers, nothing unknown or repeated;
+ *   2. the portfolio: the caller's own, read with its positions and effective settings (an unknown id,
+ *      and another caller's, are the same 400: spec "Opportunity-search service");
+ *   3. the market: the newest analysis snapshots as candidates (the universe allocation builds books
+ *      from, allocation/universe.ts), each holding's latest snapshot, and daily returns of the eligible
+ *      names and the holdings on one calendar, built once per universe;
+ *   4. the engine answers; the ranked list is cut to the page.
+ *
+ * Who owns a portfolio: the partner whose access token optimized it (`sub`); hunt reads it for an OIDC
+ * ID token with the same `sub`. With OIDC_ENFORCE=false (never in production) callers are not
+ * identified and any portfolio id is readable.
+ */
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+import type { Principal } from '../platform/principal.js';
+import type { Db } from '../platform/db.js';
+import { latestSnapshots } from '../analysis/store.js';
+import { normalizeSymbol } from '../analysis/engine/symbol.js';
+import { candidatesFrom } from '../allocation/engine/candidates.js';
+import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
+import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
+import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
+import { findPortfolioHoldings } from '../allocation/store.js';
+import { UniverseCache, type Universe } from '../allocation/universe.js';
+import { generalAssessment } from './engine/assessment.js';
+import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
+import { HUNT_MODES, PAGINATION, paginate, type HuntMode } from './engine/pagination.js';
+import { replacementsFor } from './engine/replacement.js';
+import { ReturnsIndex, buildCalendar } from './engine/returns.js';
+import { suitabilityOf } from './engine/suitability.js';
+import type { CashHuntResult, GeneralAssessment, MarketView, PortfolioView, ReplacementAnalysis, SuitabilityAnalysis } from './engine/types.js';
+
+/** How violation details name fields: REST query parameters or GraphQL arguments. */
+export type ParamNaming = 'rest' | 'graphql';
+
+/** Raw parameters: REST query values (strings, arrays when repeated) or GraphQL arguments. */
+export interface HuntParams {
+  portfolioId?: unknown;
+  symbolReplace?: unknown;
+  symbolInterest?: unknown;
+  page?: unknown;
+  pageSize?: unknown;
+}
+
+export interface HuntOptions {
+  naming: ParamNaming;
+  /** Parameters the REST query carried that the operation does not know. */
+  unknownParams?: readonly string[];
+}
+
+/** spec "HuntResponse" (analysis_date: the newest analysis date the answer used). */
+export interface HuntResponse {
+  portfolio_id: string;
+  portfolio_name: string;
+  hunt_mode: HuntMode;
+  general_assessment: GeneralAssessment | null;
+  replacement_analysis: ReplacementAnalysis | null;
+  suitability_analysis: SuitabilityAnalysis | null;
+  page: number;
+  page_size: number;
+  total_recommendations: number;
+  has_more: boolean;
+  analysis_date: string | null;
+}
+
+/** spec "CashHuntResponse", plus the cash the recommendations leave, notes and the analysis date. */
+export interface CashHuntResponse {
+  portfolio_id: string;
+  portfolio_name: string;
+  available_cash: number;
+  total_capital: number;
+  recommendations: CashHuntResult['recommendations'];
+  page: number;
+  page_size: number;
+  total_recommendations: number;
+  has_more: boolean;
+  cash_after: number;
+  notes: string[];
+  analysis_date: string | null;
+}
+
+export interface SearchServiceOptions {
+  /** How long the candidate universe is used before the store is asked whether it changed (default 1 s). */
+  universeTtlMs?: number;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PAGE_RE = /^[0-9]{1,9}$/;
+const FIELD_NAMES: Record<ParamNaming, Record<keyof HuntParams, string>> = {
+  rest: { portfolioId: 'portfolio_id', symbolReplace: 'symbol_replace', symbolInterest: 'symbol_interest', page: 'page', pageSize: 'page_size' },
+  graphql: { portfolioId: 'portfolioId', symbolReplace: 'symbolReplace', symbolInterest: 'symbolInterest', page: 'page', pageSize: 'pageSize' },
+};
+/** REST query parameters of each operation (spec "Opportunity-search service"). */
+export const HUNT_QUERY_PARAMS = ['portfolio_id', 'symbol_replace', 'symbol_interest', 'page', 'page_size'] as const;
+export const CASH_HUNT_QUERY_PARAMS = ['portfolio_id', 'page', 'page_size'] as const;
+
+interface ParsedParams {
+  portfolioId: string;
+  mode: HuntMode;
+  symbol: string | null;
+  page: number;
+  pageSize: number;
+}
+
+/** What search derives from one universe: its eligible names, other symbols' latest candidates, returns. */
+interface SearchMarket {
+  eligible: Candidate[];
+  /** Latest candidates of symbols outside the newest date (null: no snapshot at all). */
+  extra: Map<string, Candidate | null>;
+  returns: Promise<ReturnsIndex>;
+}
 
 export class SearchService {
+  private readonly universes: UniverseCache;
+  private readonly markets = new WeakMap<Universe, SearchMarket>();
+
+  constructor(
+    private readonly db: Db,
+    options: SearchServiceOptions = {},
+  ) {
+    this.universes = new UniverseCache(db, options.universeTtlMs ?? 1000);
+  }
+
   huntModes() {
     return HUNT_MODES;
   }
@@ -9,4 +135,209 @@ export class SearchService {
   pagination() {
     return PAGINATION;
   }
+
+  /** GET /api/v1/portfolios/hunt: the mode follows the symbol parameter given (none: general). */
+  async hunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<HuntResponse> {
+    const p = parseParams(params, options, true);
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
+    const universe = await this.universes.get();
+    const extraSymbols = p.symbol && p.mode === 'interest' ? [p.symbol] : [];
+    const market = await this.marketFor(universe, portfolio, extraSymbols);
+    const names = FIELD_NAMES[options.naming];
+    const respond = (
+      mode: HuntMode,
+      analyses: Pick<HuntResponse, 'general_assessment' | 'replacement_analysis' | 'suitability_analysis'>,
+      slice: { page: number; page_size: number; total: number; has_more: boolean },
+    ): HuntResponse => ({
+      portfolio_id: portfolio.id,
+      portfolio_name: portfolio.name,
+      hunt_mode: mode,
+      ...analyses,
+      ...pageFields(slice),
+      analysis_date: market.analysis_date,
+    });
+
+    if (p.mode === 'replace') {
+      const symbol = p.symbol as string;
+      if (!portfolio.holdings.some((h) => h.symbol === symbol)) {
+        throw invalid([{ field: names.symbolReplace, message: `${symbol} is not held in portfolio ${portfolio.id}` }]);
+      }
+      const analysis = replacementsFor(portfolio, market, symbol);
+      const slice = paginate(analysis.candidates, p.page, p.pageSize);
+      return respond('replace', { general_assessment: null, replacement_analysis: { ...analysis, candidates: slice.items }, suitability_analysis: null }, slice);
+    }
+    if (p.mode === 'interest') {
+      const symbol = p.symbol as string;
+      const candidate = market.candidate(symbol);
+      if (!candidate) throw invalid([{ field: names.symbolInterest, message: `no analysis is stored for ${symbol}` }]);
+      const analysis = suitabilityOf(portfolio, market, candidate);
+      const slice = paginate(analysis.alternatives, p.page, p.pageSize);
+      return respond('interest', { general_assessment: null, replacement_analysis: null, suitability_analysis: { ...analysis, alternatives: slice.items } }, slice);
+    }
+    const assessment = generalAssessment(portfolio, market);
+    const slice = paginate(assessment.recommendations, p.page, p.pageSize);
+    return respond('general', { general_assessment: { ...assessment, recommendations: slice.items }, replacement_analysis: null, suitability_analysis: null }, slice);
+  }
+
+  /** GET /api/v1/portfolios/cash-hunt: new positions for the portfolio's remaining capital. */
+  async cashHunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<CashHuntResponse> {
+    const p = parseParams(params, options, false);
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
+    const market = await this.marketFor(await this.universes.get(), portfolio, []);
+    const result = runCashHunt(portfolio, market);
+    const slice = paginate(result.recommendations, p.page, p.pageSize);
+    return {
+      portfolio_id: portfolio.id,
+      portfolio_name: portfolio.name,
+      available_cash: result.available_cash,
+      total_capital: portfolio.total_capital,
+      recommendations: slice.items,
+      ...pageFields(slice),
+      cash_after: result.cash_after,
+      notes: result.notes,
+      analysis_date: market.analysis_date,
+    };
+  }
+
+  /** The caller's portfolio as the engine reads it; 400 for an unknown id (and another caller's). */
+  private async portfolioOf(principal: Principal, id: string, naming: ParamNaming): Promise<PortfolioView> {
+    const owner = ownerOf(principal);
+    const stored = await findPortfolioHoldings(this.db, id.toLowerCase(), owner);
+    if (!stored) throw invalid([{ field: FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
+    const settings = (stored.effectiveSettings ?? {}) as { risk_settings?: RiskSettings; constraint_pack?: ConstraintPack | null };
+    return {
+      id: stored.id,
+      name: stored.name,
+      total_capital: stored.totalCapital,
+      available_cash: stored.remainingCapital,
+      analysis_date: stored.analysisDate,
+      risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(settings.risk_settings ?? {}) }),
+      constraint_pack: settings.constraint_pack ?? null,
+      holdings: stored.positions.map((x) => ({
+        symbol: x.symbol,
+        sector: x.sector,
+        shares: x.shares,
+        entry_price: x.entryPrice,
+        stop_loss: x.stopLoss,
+        target_price: x.targetPrice,
+        support_at_entry: x.supportAtEntry,
+      })),
+    };
+  }
+
+  /** The market view for a portfolio (and extra symbols): universe candidates, latest snapshots of the rest, returns. */
+  private async marketFor(universe: Universe, portfolio: PortfolioView, extraSymbols: readonly string[]): Promise<MarketView> {
+    let state = this.markets.get(universe);
+    if (!state) {
+      const eligible = universe.candidates.filter((c) => c.eligible);
+      // The calendar is the eligible names' (or, with none, every candidate's): a function of the universe alone.
+      const calendarFrom = eligible.length ? eligible : universe.candidates;
+      const returns = (async () => {
+        const closes = await this.universes.closesFor(universe, calendarFrom.map((c) => c.symbol));
+        const index = new ReturnsIndex(universe.analysisDate ? buildCalendar(closes.values(), universe.analysisDate) : []);
+        for (const c of eligible) index.add(c.symbol, closes.get(c.symbol) as { dates: string[]; closes: number[] });
+        return index;
+      })();
+      state = { eligible, extra: new Map(), returns };
+      this.markets.set(universe, state);
+      const entry = state;
+      returns.catch(() => {
+        if (this.markets.get(universe) === entry) this.markets.delete(universe);
+      });
+    }
+    const symbols = [...new Set([...portfolio.holdings.map((h) => h.symbol), ...extraSymbols])];
+    const unknown = symbols.filter((s) => !universe.bySymbol.has(s) && !state.extra.has(s));
+    if (unknown.length) {
+      const snapshots = (await latestSnapshots(this.db, unknown)).map((s) => ({ sector: null, docText: s.docText }));
+      const found = new Map(candidatesFrom(snapshots).map((c) => [c.symbol, c]));
+      for (const s of unknown) state.extra.set(s, found.get(s) ?? null);
+    }
+    const returns = await state.returns;
+    const missing = symbols.filter((s) => !returns.has(s));
+    if (missing.length) {
+      const closes = await this.universes.closesFor(universe, missing);
+      for (const s of missing) if (!returns.has(s)) returns.add(s, closes.get(s) as { dates: string[]; closes: number[] });
+    }
+    const extra = state.extra;
+    return {
+      analysis_date: universe.analysisDate,
+      candidate: (symbol) => universe.bySymbol.get(symbol) ?? extra.get(symbol) ?? undefined,
+      eligible: state.eligible,
+      returns,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+function invalid(details: ErrorDetail[]): AppError {
+  return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
+}
+
+function pageFields(slice: { page: number; page_size: number; total: number; has_more: boolean }) {
+  return { page: slice.page, page_size: slice.page_size, total_recommendations: slice.total, has_more: slice.has_more };
+}
+
+/** The owner whose portfolios the caller may read: the OIDC subject; null (any) when callers are not identified. */
+function ownerOf(principal: Principal): string | null {
+  if (principal.kind === 'oidc') return principal.subject;
+  if (principal.kind === 'partner') return principal.partnerId;
+  return null;
+}
+
+/** An integer parameter: a number (GraphQL) or decimal digits (REST). */
+function integerParam(value: unknown, field: string, min: number, max: number, fallback: number, problems: ErrorDetail[]): number {
+  if (value === undefined || value === null) return fallback;
+  let n = NaN;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string' && PAGE_RE.test(value)) n = Number(value);
+  if (Array.isArray(value)) problems.push({ field, message: `${field} must be given once` });
+  else if (!Number.isInteger(n) || n < min || n > max) problems.push({ field, message: `${field} must be an integer from ${min} to ${max}` });
+  return Number.isInteger(n) ? n : fallback;
+}
+
+function symbolParam(value: unknown, field: string, problems: ErrorDetail[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) {
+    problems.push({ field, message: `${field} must be given once` });
+    return null;
+  }
+  const symbol = typeof value === 'string' ? normalizeSymbol(value) : null;
+  if (symbol === null) problems.push({ field, message: `${field} must be a ticker symbol (letters and digits, e.g. AAPL or BRK.B)` });
+  return symbol;
+}
+
+/** Step 1 of the header: every parameter checked, every violation listed. */
+function parseParams(params: HuntParams, options: HuntOptions, huntMode: boolean): ParsedParams {
+  const names = FIELD_NAMES[options.naming];
+  const problems: ErrorDetail[] = (options.unknownParams ?? []).map((name) => ({
+    field: name,
+    message: `unknown parameter; this operation takes ${(huntMode ? HUNT_QUERY_PARAMS : CASH_HUNT_QUERY_PARAMS).join(', ')}`,
+  }));
+  let portfolioId = '';
+  const id = params.portfolioId;
+  if (id === undefined || id === null || id === '') problems.push({ field: names.portfolioId, message: `${names.portfolioId} is required` });
+  else if (Array.isArray(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be given once` });
+  else if (typeof id !== 'string' || !UUID_RE.test(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be the portfolio_id of an optimize response (a UUID)` });
+  else portfolioId = id;
+  const page = integerParam(params.page, names.page, 1, PAGINATION.maxPage, PAGINATION.defaultPage, problems);
+  const pageSize = integerParam(params.pageSize, names.pageSize, 1, PAGINATION.maxPageSize, PAGINATION.defaultPageSize, problems);
+  let mode: HuntMode = 'general';
+  let symbol: string | null = null;
+  if (huntMode) {
+    const replace = symbolParam(params.symbolReplace, names.symbolReplace, problems);
+    const interest = symbolParam(params.symbolInterest, names.symbolInterest, problems);
+    const given = (v: unknown) => v !== undefined && v !== null;
+    if (given(params.symbolReplace) && given(params.symbolInterest)) {
+      problems.push({ field: names.symbolInterest, message: `give ${names.symbolReplace} (replacement) or ${names.symbolInterest} (suitability), not both` });
+    } else if (replace) {
+      mode = 'replace';
+      symbol = replace;
+    } else if (interest) {
+      mode = 'interest';
+      symbol = interest;
+    }
+  }
+  if (problems.length) throw invalid(problems);
+  return { portfolioId, mode, symbol, page, pageSize };
 }

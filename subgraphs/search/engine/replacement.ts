@@ -1,0 +1,56 @@
+/**
+ * Replacement (hunt mode `replace`): candidates for one holding, ranked by fit with the rest of the
+ * book. Pure and deterministic.
+ *
+ * - The holding is sold at its newest close: freed capital = shares x current price. The book without
+ *   it (book.ts, `exclude`) keeps the portfolio value, so caps are measured as before the swap.
+ * - Candidates: every eligible candidate of the newest analysis date (the allocation long rule) that the
+ *   portfolio does not hold. Each is sized with sizeIdea, the freed capital as its cash budget, under
+ *   the portfolio's risk settings; a name that cannot take one share is left out (a note counts them).
+ * - Ranking: fit_score (book.ts: quality minus correlation with the remaining holdings, sector
+ *   overweight after the swap and the volatility it adds), descending; ties by symbol.
+ */
+import { fromCents } from '../../allocation/engine/money.js';
+import { bookState, byFit, heldSymbols, ideaFor, qualityOf, sizeIdea } from './book.js';
+import { rateHolding } from './rating.js';
+import type { Idea, MarketView, PortfolioView, ReplacementAnalysis } from './types.js';
+
+export function replacementsFor(portfolio: PortfolioView, market: MarketView, symbol: string): ReplacementAnalysis {
+  const full = bookState(portfolio, market);
+  const position = full.positions.find((p) => p.holding.symbol === symbol);
+  if (!position) throw new RangeError(`${symbol} is not held`);
+  const rest = bookState(portfolio, market, symbol);
+  const freedCents = position.valueCents;
+  const held = heldSymbols(portfolio);
+  const ideas: Idea[] = [];
+  let unaffordable = 0;
+  let considered = 0;
+  for (const c of market.eligible) {
+    if (held.has(c.symbol)) continue;
+    considered++;
+    const size = sizeIdea(c, rest, freedCents);
+    if (size.shares < 1) {
+      unaffordable++;
+      continue;
+    }
+    ideas.push(ideaFor(c, rest, market, size));
+  }
+  ideas.sort(byFit);
+
+  const rated = rateHolding(position);
+  const c = position.candidate;
+  const notes = [`${considered} eligible names are not held; ${ideas.length} can be bought with the freed capital of ${fromCents(freedCents)}`];
+  if (unaffordable) notes.push(`${unaffordable} left out: not one share fits the freed capital and the risk settings`);
+  if (c) notes.push(`${symbol} itself has signal quality ${qualityOf(c).toFixed(2)}; a replacement is better when its fit score is higher`);
+  return {
+    symbol,
+    sector: position.sector,
+    shares: position.holding.shares,
+    current_price: c ? c.entry_price : null,
+    freed_capital: fromCents(freedCents),
+    rating: rated.rating,
+    reasons: rated.reasons,
+    candidates: ideas,
+    notes,
+  };
+}
