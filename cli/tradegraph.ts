@@ -8,9 +8,10 @@
  *                                        store the deterministic synthetic market
  *   analyze [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N]
  *                                        store analysis snapshots (default: the latest trading day)
- *   token [--sub ID] [--audience analysis|allocation|AUD[,...]] [--ttl 1h]
- *                                        mint a partner access token (development HS256 secret);
- *                                        several audiences: one token for a gateway query over both
+ *   token [--sub ID] [--audience analysis|allocation|search|AUD[,...]] [--ttl 1h]
+ *                                        mint a development token: HS256 partner access token, or
+ *                                        with `search` an ES256 ID token (development identity key)
+ *                                        that every origin accepts; several audiences: one gateway token
  *
  * Exit codes: 0 done; 1 failed, or rows were rejected (the good rows were imported); 2 usage error.
  */
@@ -27,7 +28,7 @@ import { mintPartnerToken } from '../subgraphs/platform/auth.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
 import { ConfigError, loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
-import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
+import { DEV_IDENTITY_KID, devIdentityKey, resolveOidc, resolvePartnerAuth, usesDevIdentity } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 
 class UsageError extends Error {}
@@ -150,14 +151,26 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
     case 'token': {
       const { values } = parseArgs({ args: rest, options: { sub: { type: 'string' }, audience: { type: 'string' }, ttl: { type: 'string' } } });
       const auth = resolvePartnerAuth(config);
-      if (!auth.hs256Secret) throw new UsageError('token mints HS256 development tokens; this configuration has no HS256 secret (production uses your identity provider)');
-      // `analysis`, `allocation`, any other audience string, or several joined by commas (a gateway
-      // caller whose query reaches both partner origins).
-      const named = (a: string) => (a === 'analysis' ? auth.audiences.analysis : a === 'allocation' ? auth.audiences.allocation : a);
-      const audiences = (values.audience ?? 'analysis').split(',').map((a) => named(a.trim())).filter((a) => a.length > 0);
+      // `analysis`, `allocation`, `search`, any other audience string, or several joined by commas (a
+      // gateway caller whose query reaches several origins).
+      const wanted = (values.audience ?? 'analysis').split(',').map((a) => a.trim()).filter((a) => a.length > 0);
+      const forSearch = wanted.includes('search');
+      const named = (a: string) =>
+        a === 'analysis' ? auth.audiences.analysis : a === 'allocation' ? auth.audiences.allocation : a === 'search' ? resolveOidc(config).audiences[0] : a;
+      const audiences = wanted.map(named).filter((a): a is string => typeof a === 'string' && a.length > 0);
       const audience = audiences.length === 1 ? audiences[0] : audiences;
-      const token = await mintPartnerToken({ secret: auth.hs256Secret, issuer: auth.issuer, audience, subject: values.sub ?? 'partner-demo', expiresIn: values.ttl ?? '1h' });
-      console.log(token);
+      const common = { issuer: auth.issuer, audience, subject: values.sub ?? 'partner-demo', expiresIn: values.ttl ?? '1h' };
+      if (forSearch) {
+        // ID tokens are never HS256: the development identity key signs them (and the partner origins trust it too).
+        if (!usesDevIdentity(config) || config.oidc.issuer !== undefined) {
+          throw new UsageError('token --audience search signs with the development identity key (APP_ENV=development, OIDC_ISSUER unset); otherwise ID tokens come from your identity provider');
+        }
+        const { privateJwk } = devIdentityKey(config);
+        console.log(await mintPartnerToken({ ...common, privateKey: privateJwk, alg: 'ES256', kid: DEV_IDENTITY_KID }));
+        return 0;
+      }
+      if (!auth.hs256Secret) throw new UsageError('token mints HS256 development tokens; this configuration has no HS256 secret (production uses your identity provider)');
+      console.log(await mintPartnerToken({ ...common, secret: auth.hs256Secret }));
       return 0;
     }
     case undefined:

@@ -18,6 +18,7 @@ import {
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
+import { resolveOidc } from '../subgraphs/platform/dev-secret.js';
 import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS, SEARCH_SCHEMAS } from './schemas.js';
 import { searchRoutes } from './search-routes.js';
 import { allocationRoutes } from './allocation-routes.js';
@@ -120,7 +121,7 @@ export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrinci
 
 /** OIDC ID tokens (search): the verifier applies the production/non-production rules. */
 function oidcAuthenticator(deps: OriginDeps, log: () => KeySourceLog | undefined): Authenticate {
-  const verifier = createOidcTokenVerifier(deps.config.oidc, deps.config.env, { onKeySourceError: keySourceError(log) });
+  const verifier = createOidcTokenVerifier(resolveOidc(deps.config), deps.config.env, { onKeySourceError: keySourceError(log) });
   return oncePerRequest(async (request) => verifier.verify(bearerToken(request.headers.authorization)));
 }
 

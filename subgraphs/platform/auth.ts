@@ -6,13 +6,15 @@
  *   HS256 token is never checked against a public key (HS/RS algorithm confusion).
  * - OIDC ID tokens (search origin): asymmetric algorithms only, keys from the configured JWKS URL or the
  *   issuer's discovery document, audience from an allow-list.
+ * - In development only, both may trust the local development identity key (`localKeys`,
+ *   platform/dev-secret.ts) instead of a JWKS URL.
  *
  * Every failure becomes an AppError with a short, safe message (401 UNAUTHENTICATED, or 503
  * AUTH_NOT_CONFIGURED when the server itself is not set up); no jose error, stack or key material ever
  * reaches a client. Key-source failures (JWKS or discovery endpoint down) can be observed server-side
  * through the optional `onKeySourceError` hook.
  */
-import { SignJWT, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type {
   CryptoKey,
   FlattenedJWSInput,
@@ -184,7 +186,9 @@ export function createPartnerTokenVerifier(
 
   let remote: JWTVerifyGetKey | undefined;
   /** The JWKS resolver, created on first use; jose caches keys and refetches on an unknown kid. */
+  const local = config.localKeys?.length ? createLocalJWKSet({ keys: config.localKeys }) : undefined;
   const jwks = (): JWTVerifyGetKey => {
+    if (!config.jwksUrl && local) return local;
     if (!remote) {
       if (!config.jwksUrl) throw unauthenticated(`Invalid ${label}`);
       let url: URL;
@@ -218,8 +222,8 @@ export function createPartnerTokenVerifier(
           if (!secret) throw unauthenticated(`Invalid ${label}`);
           ({ payload } = await jwtVerify(token, secret, { ...claimOptions, algorithms: ['HS256'] }));
         } else {
-          // Asymmetric: only ever the JWKS, and only asymmetric algorithms are accepted by jose here.
-          if (!config.jwksUrl) throw unauthenticated(`Invalid ${label}`);
+          // Asymmetric: only ever the JWKS (or the development identity key), asymmetric algorithms only.
+          if (!config.jwksUrl && !local) throw unauthenticated(`Invalid ${label}`);
           ({ payload } = await jwtVerify(token, jwks(), { ...claimOptions, algorithms: asymmetricAllowed }));
         }
         return { kind: 'partner', partnerId: requireSubject(payload, label), claims: payload };
@@ -278,6 +282,7 @@ export function createOidcTokenVerifier(config: OidcConfig, env: AppEnv, options
   const resolveJwks = (issuer: string): Promise<JWTVerifyGetKey> => {
     if (!pending) {
       pending = (async () => {
+        if (config.localKeys?.length) return createLocalJWKSet({ keys: config.localKeys });
         const url = config.jwksUrl ? new URL(config.jwksUrl) : await discoverJwksUri(issuer, timeoutDuration);
         return createRemoteJWKSet(url, { timeoutDuration });
       })();

@@ -3,6 +3,7 @@
  * loadConfig is pure (env in, typed config out) and fails fast with every problem listed.
  */
 import os from 'node:os';
+import type { JWK } from 'jose';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-limits.js';
 import { parsePartnerBudgets, type RateLimitConfig } from './rate-limit.js';
 import path from 'node:path';
@@ -23,6 +24,8 @@ export interface PartnerAuthConfig {
   jwksUrl: string | undefined;
   algorithms: string[];
   clockToleranceSeconds: number;
+  /** Public keys trusted without a JWKS URL (development identity key only, platform/dev-secret.ts). */
+  localKeys?: JWK[];
 }
 
 /** OIDC ID tokens (search origin). */
@@ -34,6 +37,8 @@ export interface OidcConfig {
   /** false only outside production: the search origin then serves unauthenticated callers. */
   enforce: boolean;
   clockToleranceSeconds: number;
+  /** Public keys used instead of the issuer's JWKS (development identity key only, platform/dev-secret.ts). */
+  localKeys?: JWK[];
 }
 
 export interface DemoConfig {

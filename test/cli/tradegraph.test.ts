@@ -9,7 +9,8 @@ import { gzipSync } from 'node:zlib';
 import { jest } from '@jest/globals';
 import { run } from '../../cli/tradegraph.js';
 import * as store from '../../subgraphs/analysis/store.js';
-import { createPartnerTokenVerifier } from '../../subgraphs/platform/auth.js';
+import { createOidcTokenVerifier, createPartnerTokenVerifier } from '../../subgraphs/platform/auth.js';
+import { DEV_IDENTITY_KEY_FILE, DEV_SEARCH_AUDIENCE, resolveOidc, resolvePartnerAuth } from '../../subgraphs/platform/dev-secret.js';
 import { openPglite } from '../../subgraphs/platform/db.js';
 import { testConfig } from '../helpers/config.js';
 
@@ -100,6 +101,38 @@ it('mints one token for several origins when given several audiences', async () 
   }
   expect(await run(['token', '--audience', 'allocation'], config)).toBe(0);
   await expect(createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(out.at(-1) as string)).rejects.toThrow();
+});
+
+describe('development identity key (README "Tokens")', () => {
+  const dev = testConfig({ APP_ENV: 'development', AUTH_HS256_SECRET: '' });
+
+  it('signs one ES256 token that the search origin and both partner origins accept', async () => {
+    expect(await run(['token', '--sub', 'partner-9', '--audience', 'analysis,allocation,search'], dev)).toBe(0);
+    const token = out.at(-1) as string;
+    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'ES256', kid: 'dev-identity-1' });
+    const oidc = resolveOidc(dev);
+    expect(oidc).toMatchObject({ issuer: dev.auth.issuer, audiences: [DEV_SEARCH_AUDIENCE] });
+    await expect(createOidcTokenVerifier(oidc, dev.env).verify(token)).resolves.toMatchObject({ kind: 'oidc', subject: 'partner-9' });
+    const partnerAuth = resolvePartnerAuth(dev);
+    for (const audience of [dev.auth.audiences.analysis, dev.auth.audiences.allocation]) {
+      expect((await createPartnerTokenVerifier(partnerAuth, audience).verify(token)).partnerId).toBe('partner-9');
+    }
+    // The private key stays in DATA_DIR, readable by its owner only.
+    expect(fs.statSync(path.join(dev.dataDir, DEV_IDENTITY_KEY_FILE)).mode & 0o077).toBe(0);
+  });
+
+  it('is not trusted outside development, nor once an identity provider is configured', async () => {
+    expect(await run(['token', '--sub', 'partner-9', '--audience', 'search'], dev)).toBe(0);
+    const token = out.at(-1) as string;
+    // APP_ENV=test: no development identity, so search has no issuer and partner origins no key for ES256.
+    expect(resolveOidc(config)).toBe(config.oidc);
+    await expect(createOidcTokenVerifier(resolveOidc(config), config.env).verify(token)).rejects.toMatchObject({ code: 'AUTH_NOT_CONFIGURED' });
+    const withIdp = testConfig({ APP_ENV: 'development', DATA_DIR: dev.dataDir, OIDC_ISSUER: 'https://idp.example', OIDC_AUDIENCES: 'web' });
+    expect(resolveOidc(withIdp).localKeys).toBeUndefined();
+    await expect(run(['token', '--audience', 'search'], withIdp)).rejects.toThrow(/identity provider/);
+    const withJwks = testConfig({ APP_ENV: 'development', DATA_DIR: dev.dataDir, AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json' });
+    expect(resolvePartnerAuth(withJwks).localKeys).toBeUndefined();
+  });
 });
 
 it('usage errors are reported, not thrown as crashes', async () => {
