@@ -318,7 +318,7 @@ function parseParams(params: HuntParams, options: HuntOptions, huntMode: boolean
   const id = params.portfolioId;
   if (id === undefined || id === null || id === '') problems.push({ field: names.portfolioId, message: `${names.portfolioId} is required` });
   else if (Array.isArray(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be given once` });
-  else if (typeof id !== 'string' || !UUID_RE.test(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be the portfolio_id of an optimize response (a UUID)` });
+  else if (typeof id !== 'string' || !UUID_RE.test(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be the id of one of your portfolios (a UUID)` });
   else portfolioId = id;
   const page = integerParam(params.page, names.page, 1, PAGINATION.maxPage, PAGINATION.defaultPage, problems);
   const pageSize = integerParam(params.pageSize, names.pageSize, 1, PAGINATION.maxPageSize, PAGINATION.defaultPageSize, problems);

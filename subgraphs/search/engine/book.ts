@@ -132,9 +132,11 @@ export interface Size {
 
 /**
  * Shares of `c` the book can take (header: Sizing); `budgetCents` null means cash is not a limit.
- * `heldShares` of the same name already in the book count against its caps.
+ * `heldShares` of the same name already in the book count against its caps. With `nameLimitsOnly`
+ * only the limits of the name itself apply (max_position_size and max_risk_per_trade): the size the
+ * settings give the name on its own, whatever room the rest of the book leaves.
  */
-export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | null, heldShares = 0): Size {
+export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | null, heldShares = 0, nameLimitsOnly = false): Size {
   const entry = toCents(c.entry_price);
   const risk = entry - toCents(c.stop_loss);
   if (!(entry > 0) || !(risk > 0)) return { shares: 0, bound: null };
@@ -145,10 +147,12 @@ export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | nu
   const limits: Array<[SizeBound, number]> = [
     ['max_position_size', (book.nameCap * V - heldShares * entry) / entry],
     ['max_risk_per_trade', (rs.max_risk_per_trade * V - heldShares * risk) / risk],
-    ['max_portfolio_risk', (rs.max_portfolio_risk * V - book.riskCents) / risk],
   ];
-  if (cap !== null) limits.push(['sector_cap', (cap * V - (book.sectorCents.get(c.sector) ?? 0)) / entry]);
-  if (budgetCents !== null) limits.push(['cash', budgetCents / entry]);
+  if (!nameLimitsOnly) {
+    limits.push(['max_portfolio_risk', (rs.max_portfolio_risk * V - book.riskCents) / risk]);
+    if (cap !== null) limits.push(['sector_cap', (cap * V - (book.sectorCents.get(c.sector) ?? 0)) / entry]);
+    if (budgetCents !== null) limits.push(['cash', budgetCents / entry]);
+  }
   let best: [SizeBound, number] = limits[0];
   for (const l of limits) if (l[1] < best[1]) best = l;
   // Float slack: a limit a hair (1e-9 share) under a whole share still buys it.

@@ -4,18 +4,21 @@
  * - The ticker's latest candidate (its newest snapshot; an older one is named in the reasons).
  * - A ticker the portfolio holds is judged against the rest of the book (its correlation with itself
  *   would say nothing), as if bought again at the size the settings allow.
- * - Suggested size: sizeIdea under the risk settings with cash not a limit: the shares the portfolio
- *   should hold, less those it holds; `fundable_from_cash` says whether the available cash pays for them.
+ * - Size: the shares the settings give the name on its own (max_position_size, max_risk_per_trade);
+ *   fit and effects are measured at that size. `suggested_shares`: sizeIdea with every limit but cash
+ *   (the room the book leaves under max_portfolio_risk and the sector cap too), less the shares held;
+ *   `fundable_from_cash` says whether the available cash pays for them.
  * - Effects: the ticker's sector weight before and after, with its cap; correlation with the book's
  *   returns and the most correlated holding; the book's annualised volatility before and after.
  * - fit_score as in book.ts (at the suggested size).
  * - Verdict:
  *   UNSUITABLE when the allocation long rule rejects the ticker (stage 3/4, a SELL signal, stage 1
- *   without a BUY, no stop below the entry), when the caps leave no room for one share, or when
+ *   without a BUY, no stop below the entry), when not one share fits its own limits, or when
  *   fit_score < UNSUITABLE_BELOW (0.3);
  *   CAUTION when fit_score < SUITABLE_FROM (0.5), the correlation with the book is at least
- *   HIGH_CORRELATION (0.7), the sector ends at 90% of its cap or more, or the book's volatility after
- *   would be above the pack's vol target;
+ *   HIGH_CORRELATION (0.7), the sector ends at 90% of its cap or more, the book's volatility after
+ *   would be above the pack's vol target, or the book has no room for it now (suggested_shares 0:
+ *   total risk or the sector cap used up; it fits only by selling or replacing a holding);
  *   SUITABLE otherwise.
  * - Alternatives: eligible names of the same sector that the portfolio does not hold, other than the
  *   ticker, with a higher fit score than the ticker's, each sized as a cash-hunt idea would be with the
@@ -24,7 +27,7 @@
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
 import { correlation } from './returns.js';
-import { addedVolatility, bookState, byFit, heldSymbols, ideaFor, sectorCap, sizeIdea } from './book.js';
+import { bookState, byFit, heldSymbols, ideaFor, sectorCap, sizeIdea } from './book.js';
 import type { Idea, MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
 
 export const UNSUITABLE_BELOW = 0.3;
@@ -42,15 +45,17 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   const heldShares = held?.holding.shares ?? 0;
   // A held ticker is judged against the rest of the book, as if bought again at the size the settings allow.
   const book = held ? bookState(portfolio, market, c.symbol) : full;
+  // Fit and effects at the size the settings give the name on its own; the suggestion within the room left.
+  const standalone = sizeIdea(c, book, null, 0, true);
+  const idea = ideaFor(c, book, market, standalone);
   const whole = sizeIdea(c, book, null);
-  const idea = ideaFor(c, book, market, whole);
   const size = { shares: Math.max(0, whole.shares - heldShares), bound: whole.bound };
   const cap = sectorCap(portfolio, c.sector);
   const V = book.valueCents;
   const before = V > 0 ? (full.sectorCents.get(c.sector) ?? 0) / V : 0;
   const target = portfolio.constraint_pack?.vol_target_annual ?? null;
   const volBefore = full.volatility;
-  const volAfter = book.volatility === null ? null : round6(book.volatility + addedVolatility(book, market, c, whole.shares));
+  const volAfter = book.volatility === null ? null : round6(book.volatility + idea.added_volatility);
 
   let mostCorrelated: SuitabilityAnalysis['most_correlated_holding'] = null;
   const x = market.returns.returns(c.symbol);
@@ -71,17 +76,18 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   if (!c.eligible) {
     verdict = 'UNSUITABLE';
     reasons.push(`not a long candidate: ${c.exclusion}`);
-  } else if (whole.shares < 1) {
+  } else if (standalone.shares < 1) {
     verdict = 'UNSUITABLE';
-    reasons.push(`no room for one share: ${whole.bound} is used up`);
+    reasons.push(`not one share fits its own limits: ${standalone.bound}`);
   } else if (idea.fit_score < UNSUITABLE_BELOW) {
     verdict = 'UNSUITABLE';
     reasons.push(`fit score ${idea.fit_score.toFixed(2)} is below ${UNSUITABLE_BELOW}`);
   } else {
     if (idea.fit_score < SUITABLE_FROM) caution.push(`fit score ${idea.fit_score.toFixed(2)} is below ${SUITABLE_FROM}`);
     if (idea.correlation_to_portfolio !== null && idea.correlation_to_portfolio >= HIGH_CORRELATION) caution.push(`correlation with the portfolio ${idea.correlation_to_portfolio.toFixed(2)} is at least ${HIGH_CORRELATION}`);
-    if (cap !== null && cap > 0 && idea.sector_weight_after >= NEAR_CAP * cap) caution.push(`${c.sector} would be ${pct(idea.sector_weight_after)}, within 10% of its ${pct(cap)} cap`);
+    if (cap !== null && cap > 0 && idea.sector_weight_after >= NEAR_CAP * cap) caution.push(`${c.sector} would be ${pct(idea.sector_weight_after)} against its ${pct(cap)} cap`);
     if (target !== null && volAfter !== null && volAfter > target) caution.push(`the portfolio's volatility would be ${pct(volAfter)}, above the ${pct(target)} vol target`);
+    if (size.shares < 1) caution.push(`no room now: ${whole.bound} is used up, so it fits only by selling or replacing a holding`);
     if (caution.length) verdict = 'CAUTION';
   }
   reasons.push(...caution, ...idea.reasons);

@@ -179,8 +179,11 @@ export class GeneralAssessmentType {
 
 @ObjectType('ReplacementAnalysis')
 export class ReplacementAnalysisType {
-  @Field(() => String)
+  @Field(() => String, { description: 'The holding to replace' })
   symbol!: string;
+
+  @Field(() => SecurityReference)
+  security!: SecurityReference;
 
   @Field(() => String)
   sector!: string;
@@ -226,6 +229,9 @@ export class SectorEffectType {
 export class CorrelatedHoldingType {
   @Field(() => String)
   symbol!: string;
+
+  @Field(() => SecurityReference)
+  security!: SecurityReference;
 
   @Field(() => Float)
   correlation!: number;
