@@ -34,7 +34,7 @@ export interface SearchRoutesOptions {
 type Query = Record<string, string | string[] | undefined>;
 
 const PAGE_PARAMS = {
-  page: { type: 'integer', minimum: 1, default: PAGINATION.defaultPage, description: '1-based page' },
+  page: { type: 'integer', minimum: 1, maximum: PAGINATION.maxPage, default: PAGINATION.defaultPage, description: '1-based page; past the end: an empty page' },
   page_size: { type: 'integer', minimum: 1, maximum: PAGINATION.maxPageSize, default: PAGINATION.defaultPageSize, description: `items per page, 1..${PAGINATION.maxPageSize}` },
 } as const;
 

@@ -92,7 +92,7 @@ export interface SearchServiceOptions {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PAGE_RE = /^[0-9]{1,9}$/;
+const PAGE_RE = /^[0-9]{1,10}$/;
 const FIELD_NAMES: Record<ParamNaming, Record<keyof HuntParams, string>> = {
   rest: { portfolioId: 'portfolio_id', symbolReplace: 'symbol_replace', symbolInterest: 'symbol_interest', page: 'page', pageSize: 'page_size' },
   graphql: { portfolioId: 'portfolioId', symbolReplace: 'symbolReplace', symbolInterest: 'symbolInterest', page: 'page', pageSize: 'pageSize' },

@@ -13,8 +13,8 @@
  *   1 - quality when weak, else min(1, excess weight / cap).
  * - ADD: strong with a BUY signal and room under every cap: the shares sizeIdea allows with the available
  *   cash. Score = quality.
- * - HOLD: everything else (a weak holding without analysis is held: nothing says what to do). Score =
- *   quality (0 without analysis).
+ * - HOLD: everything else (a holding without analysis is held, drift or not: nothing current says
+ *   what to do). Score = quality (0 without analysis).
  * Order: EXIT, REPLACE, TRIM, ADD, HOLD; then score descending; then symbol.
  *
  * Concerns (every one, not paginated; score 0..1 is the severity; order: score descending, type, symbols):
@@ -23,7 +23,8 @@
  * - CORRELATED_PAIR: two holdings whose daily returns correlate at CORRELATED_PAIR_THRESHOLD (0.8) or
  *   more over the last year; score = the correlation.
  * - HIGH_VOLATILITY: a holding the analysis flags as highly volatile or whose historical volatility is
- *   at least HIGH_VOLATILITY_THRESHOLD (60% a year), score min(1, volatility); and the book's volatility
+ *   at least HIGH_VOLATILITY_THRESHOLD (60% a year), score min(1, volatility) (the flag alone, without a
+ *   figure: score 0.6 and value 0); and the book's volatility
  *   above the pack's vol target, score min(1, volatility / target - 1), symbols [].
  * - STALE_ANALYSIS: a holding whose newest snapshot is older than the newest analysis date (or that has
  *   none), score min(1, days / 30) (1 without a snapshot); and a book built from analysis at least
@@ -78,7 +79,8 @@ function recommendationFor(p: Position, book: BookState, portfolio: PortfolioVie
     reasons.push(rated.stopHit ? 'the stop was hit: sell the position' : 'stage 4 declines: sell the position');
   } else if (c && rated.rating === 'WEAK') {
     const best = replacementsFor(portfolio, market, h.symbol).candidates.slice(0, REPLACEMENTS_SHOWN);
-    if (best.length && best[0].fit_score >= quality + REPLACE_MARGIN) {
+    // Compared in 1e-4 units: both scores are rounded to 4 decimals, their float sum is not.
+    if (best.length && Math.round(best[0].fit_score * 1e4) >= Math.round(quality * 1e4) + Math.round(REPLACE_MARGIN * 1e4)) {
       type = 'REPLACE';
       score = 1 - quality;
       change = -h.shares;
@@ -90,14 +92,14 @@ function recommendationFor(p: Position, book: BookState, portfolio: PortfolioVie
       change = -Math.max(1, Math.floor(h.shares / 2));
       reasons.push(best.length ? `no replacement fits by at least ${REPLACE_MARGIN} more: halve the position` : 'no replacement can be bought with the freed capital: halve the position');
     }
-  } else if (weight > book.nameCap * (1 + DRIFT_TOLERANCE)) {
+  } else if (c && weight > book.nameCap * (1 + DRIFT_TOLERANCE)) {
     type = 'TRIM';
     score = Math.min(1, (weight - book.nameCap) / book.nameCap);
     const excessCents = p.valueCents - book.nameCap * V;
     change = -Math.min(h.shares, Math.ceil(excessCents / p.priceCents - 1e-9));
     reasons.push(`weighs ${pct(weight)}, above the ${pct(book.nameCap)} per-name cap: sell back to the cap`);
   } else if (c && rated.rating === 'STRONG' && c.row.signal === 'BUY') {
-    const size = sizeIdea(c, book, book.cashCents, h.shares);
+    const size = sizeIdea(c, book, book.cashCents, { shares: h.shares, riskCents: p.riskCents });
     if (size.shares > 0) {
       type = 'ADD';
       change = size.shares;

@@ -130,13 +130,20 @@ export interface Size {
   bound: SizeBound | null;
 }
 
+/** Shares of a name already in the book, and their open risk (at the stop they were bought with). */
+export interface Held {
+  shares: number;
+  riskCents: number;
+}
+
 /**
  * Shares of `c` the book can take (header: Sizing); `budgetCents` null means cash is not a limit.
- * `heldShares` of the same name already in the book count against its caps. With `nameLimitsOnly`
+ * `held` shares of the same name already in the book count against its caps. With `nameLimitsOnly`
  * only the limits of the name itself apply (max_position_size and max_risk_per_trade): the size the
  * settings give the name on its own, whatever room the rest of the book leaves.
  */
-export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | null, heldShares = 0, nameLimitsOnly = false): Size {
+export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | null, held: Held | null = null, nameLimitsOnly = false): Size {
+  const heldShares = held?.shares ?? 0;
   const entry = toCents(c.entry_price);
   const risk = entry - toCents(c.stop_loss);
   if (!(entry > 0) || !(risk > 0)) return { shares: 0, bound: null };
@@ -146,7 +153,7 @@ export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | nu
   // Each limit in (fractional) shares.
   const limits: Array<[SizeBound, number]> = [
     ['max_position_size', (book.nameCap * V - heldShares * entry) / entry],
-    ['max_risk_per_trade', (rs.max_risk_per_trade * V - heldShares * risk) / risk],
+    ['max_risk_per_trade', (rs.max_risk_per_trade * V - (held?.riskCents ?? 0)) / risk],
   ];
   if (!nameLimitsOnly) {
     limits.push(['max_portfolio_risk', (rs.max_portfolio_risk * V - book.riskCents) / risk]);

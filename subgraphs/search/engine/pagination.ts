@@ -9,9 +9,9 @@ export type HuntMode = (typeof HUNT_MODES)[number]['mode'];
 
 /**
  * page is 1-based (default 1); page_size defaults to 6, at most 50. A page past the end is valid and
- * empty; `maxPage` only keeps page x page_size a safe integer.
+ * empty. `maxPage` is GraphQL's largest Int, so REST and GraphQL accept the same pages.
  */
-export const PAGINATION = { defaultPage: 1, defaultPageSize: 6, maxPageSize: 50, maxPage: 1_000_000 } as const;
+export const PAGINATION = { defaultPage: 1, defaultPageSize: 6, maxPageSize: 50, maxPage: 2_147_483_647 } as const;
 
 export interface PageSlice<T> {
   items: T[];

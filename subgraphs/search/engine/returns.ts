@@ -5,9 +5,10 @@
  * Calendar: the last `RETURNS_WINDOW + 1` dates (253) of the union of the dates of the series it is
  * built from, through the analysis date; so there are at most 252 daily returns (one trading year).
  *
- * A symbol's returns on the calendar: its close on each calendar date is its last close on or before
- * that date (a missing day is carried forward at most `MAX_CARRY_DAYS` calendar dates; longer gaps,
- * dates before its first bar, and closes that are not positive and finite are unknown). The return of
+ * A symbol's returns on the calendar: its close on calendar date k is its last close on or before that
+ * date, provided that close falls on or after calendar date k - `MAX_CARRY_DAYS` (so a missing day is
+ * carried forward at most 5 calendar dates, and a close from before the calendar never starts it);
+ * otherwise, before its first bar, and for closes that are not positive and finite, it is unknown. The return of
  * calendar date k is close_k / close_{k-1} - 1 when both closes are known, NaN otherwise.
  *
  * Statistics:
@@ -30,9 +31,9 @@ export const TRADING_DAYS_PER_YEAR = 252;
 export function buildCalendar(series: Iterable<CloseSeries>, through: string, window: number = RETURNS_WINDOW): string[] {
   const dates = new Set<string>();
   for (const s of series) {
-    for (let i = s.dates.length - 1; i >= 0 && i >= s.dates.length - window - 1; i--) {
-      if (s.dates[i] <= through) dates.add(s.dates[i]);
-    }
+    let i = s.dates.length - 1;
+    while (i >= 0 && s.dates[i] > through) i--;
+    for (const stop = i - window; i >= 0 && i >= stop; i--) dates.add(s.dates[i]);
   }
   return [...dates].sort().slice(-(window + 1));
 }
@@ -43,17 +44,17 @@ export function returnsOnCalendar(calendar: readonly string[], series: CloseSeri
   const closes = new Float64Array(n).fill(NaN);
   let j = 0;
   let last = NaN;
-  /** Calendar index at which the last close was seen (-1: none yet). */
-  let seenAt = -1;
+  let lastDate = '';
   for (let k = 0; k < n; k++) {
     const day = calendar[k];
     while (j < series.dates.length && series.dates[j] <= day) {
       const c = series.closes[j];
       last = Number.isFinite(c) && c > 0 ? c : NaN;
-      seenAt = k;
+      lastDate = series.dates[j];
       j++;
     }
-    if (seenAt >= 0 && k - seenAt <= MAX_CARRY_DAYS) closes[k] = last;
+    // Carried at most MAX_CARRY_DAYS calendar dates: the close must fall on or after date k - MAX_CARRY_DAYS.
+    if (lastDate !== '' && lastDate >= calendar[Math.max(0, k - MAX_CARRY_DAYS)]) closes[k] = last;
   }
   const out = new Float64Array(Math.max(0, n - 1));
   for (let k = 1; k < n; k++) out[k - 1] = closes[k] / closes[k - 1] - 1;

@@ -10,7 +10,7 @@
  *   `fundable_from_cash` says whether the available cash pays for them.
  * - Effects: the ticker's sector weight before and after, with its cap; correlation with the book's
  *   returns and the most correlated holding; the book's annualised volatility before and after.
- * - fit_score as in book.ts (at the suggested size).
+ * - fit_score as in book.ts, at the size the name's own limits give it (above).
  * - Verdict:
  *   UNSUITABLE when the allocation long rule rejects the ticker (stage 3/4, a SELL signal, stage 1
  *   without a BUY, no stop below the entry), when not one share fits its own limits, or when
@@ -46,7 +46,7 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   // A held ticker is judged against the rest of the book, as if bought again at the size the settings allow.
   const book = held ? bookState(portfolio, market, c.symbol) : full;
   // Fit and effects at the size the settings give the name on its own; the suggestion within the room left.
-  const standalone = sizeIdea(c, book, null, 0, true);
+  const standalone = sizeIdea(c, book, null, null, true);
   const idea = ideaFor(c, book, market, standalone);
   const whole = sizeIdea(c, book, null);
   const size = { shares: Math.max(0, whole.shares - heldShares), bound: whole.bound };
