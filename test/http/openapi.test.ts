@@ -66,6 +66,13 @@ it('the allocation document has its three routes with every documented status (s
   expect(Object.keys(paths['/api/v1/portfolios/{id}'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404']));
 });
 
+it('the search document has hunt and cash-hunt with every documented status (spec "Opportunity-search service")', () => {
+  const paths = docs.search.paths;
+  for (const route of ['/api/v1/portfolios/hunt', '/api/v1/portfolios/cash-hunt']) {
+    expect(Object.keys(paths[route].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '500', '503']));
+  }
+});
+
 it('the allocation request schemas state the validation rules and refuse unknown fields; responses allow extra keys', async () => {
   const doc = docs.allocation;
   const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: false });
@@ -115,8 +122,11 @@ it('the allocation request schemas state the validation rules and refuse unknown
 });
 
 it('names every field of the spec\'s resources (schema/spec-fields.json)', () => {
-  // Each resource is a component of the origin serving it (analysis or allocation).
-  const schemas = { ...docs.analysis.components?.schemas, ...docs.allocation.components?.schemas } as Record<string, { properties?: Record<string, unknown> }>;
+  // Each resource is a component of the origin serving it (analysis, allocation or search).
+  const schemas = { ...docs.analysis.components?.schemas, ...docs.allocation.components?.schemas, ...docs.search.components?.schemas } as Record<
+    string,
+    { properties?: Record<string, unknown> }
+  >;
   for (const [resource, fields] of Object.entries(SPEC_FIELDS)) {
     if (!Array.isArray(fields)) continue;
     expect({ resource, missing: fields.filter((f) => !(f in (schemas[resource]?.properties ?? {}))) }).toEqual({ resource, missing: [] });
@@ -183,4 +193,8 @@ it('checkResponse refuses a body that breaks the documented shape (the contract 
     SPEC_FIELDS.PortfolioAllocation,
     SPEC_FIELDS.OptimizerDiagnosticsV1,
   ]);
+
+  const search = /^### Opportunity-search service responses/m;
+  expect(tablesUnder(search)).toEqual([SPEC_FIELDS.HuntResponse]);
+  expect(fieldsOfLine(search, 'CashHuntResponse')).toEqual(SPEC_FIELDS.CashHuntResponse);
 });

@@ -1,6 +1,6 @@
 /**
- * Property-based hostile input (fast-check) against the analysis REST routes, the optimize route and
- * the GraphQL endpoints (analysis and allocation subgraphs, gateway): wrong types, huge numbers,
+ * Property-based hostile input (fast-check) against the analysis REST routes, the optimize route, the
+ * hunt and cash-hunt routes and the GraphQL endpoints (every subgraph, gateway): wrong types, huge numbers,
  * NaN/Infinity strings, long strings,
  * unicode, path traversal and SQL meta-characters in symbols, duplicate query parameters, deep JSON.
  * Every response must be a documented 4xx or a valid 2xx in the documented shape, never a 5xx or a
@@ -15,12 +15,15 @@ import { seedAnalysis } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request } from '../helpers/http.js';
+import { startTestIssuer, TEST_OIDC_AUDIENCE, type TestIssuer } from '../helpers/oidc.js';
+import type { Config } from '../../subgraphs/platform/config.js';
 
 let store: TestDb;
 let platform: RunningPlatform;
 let token: string;
 let before: string;
-const config = testConfig({ DEMO_SYMBOL_COUNT: '12', ANALYZE_ON_START: 'false' });
+let issuer: TestIssuer;
+let config: Config;
 const RUNS = 200;
 
 const counts = async () =>
@@ -31,6 +34,8 @@ const counts = async () =>
   );
 
 beforeAll(async () => {
+  issuer = await startTestIssuer();
+  config = testConfig({ DEMO_SYMBOL_COUNT: '12', ANALYZE_ON_START: 'false', OIDC_ISSUER: issuer.url, OIDC_AUDIENCES: TEST_OIDC_AUDIENCE });
   store = await openTestDb('pglite');
   platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway'], { db: store.db });
   await seedAnalysis(store.db, { days: 3 });
@@ -41,6 +46,7 @@ afterAll(async () => {
   expect(await counts()).toBe(before); // rejected (and accepted read-only) requests changed nothing
   await platform?.close();
   await store?.drop();
+  await issuer?.close();
 });
 
 /** Strings a hostile client sends where a symbol or a date belongs. */
@@ -253,4 +259,88 @@ it('optimizePortfolio with hostile variables never produces a 5xx or an INTERNAL
     }),
     { numRuns: RUNS },
   );
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Opportunity search: GET /api/v1/portfolios/hunt, /cash-hunt and Query.hunt / Query.cashHunt
+// ---------------------------------------------------------------------------------------------------------
+
+describe('opportunity search', () => {
+  let portfolioId: string;
+  let idToken: string;
+
+  beforeAll(async () => {
+    const allocationToken = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'fuzzer' });
+    const res = await request(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${allocationToken}` },
+      body: JSON.stringify({ name: 'Fuzz book', total_capital: 100000, risk_settings: { max_positions: 4 } }),
+    });
+    expect(res.status).toBe(200);
+    portfolioId = res.body.portfolio_id as string;
+    idToken = await issuer.idToken({ subject: 'fuzzer' });
+  });
+
+  /** A real portfolio id, another case of it, or junk. */
+  const portfolioIds = () => fc.oneof(fc.constant(portfolioId), fc.constant(portfolioId.toUpperCase()), fc.uuid(), hostile);
+  const pageValues = fc.oneof(fc.integer({ min: -5, max: 60 }).map(String), hostile, fc.constantFrom('1', '50', '51', '0', '1.5', '1e3', '0x10', '999999999999'));
+  const paramNames = fc.constantFrom('portfolio_id', 'symbol_replace', 'symbol_interest', 'page', 'page_size', 'portfolio_id', '__proto__', 'constructor', 'symbol');
+
+  it('hunt and cash-hunt answer hostile query strings and tokens with a documented status and write nothing', async () => {
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('hunt', 'cash-hunt'),
+        portfolioIds(),
+        fc.record({ symbol_replace: hostile, symbol_interest: hostile, page: pageValues, page_size: pageValues }, { requiredKeys: [] }),
+        fc.array(fc.tuple(paramNames, hostile), { maxLength: 3 }),
+        fc.constantFrom('valid', 'none', 'junk', 'forged'),
+        async (operation, id, params, extra, auth) => {
+          const before = await portfolioCount();
+          const pairs: Array<[string, string]> = [['portfolio_id', id], ...Object.entries(params), ...extra];
+          const qs = pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+          const authorization =
+            auth === 'valid' ? `Bearer ${idToken}` : auth === 'forged' ? `Bearer ${await issuer.forgedToken({ subject: 'fuzzer' })}` : auth === 'junk' ? 'Bearer e30.e30.' : undefined;
+          const res = await request(`${platform.urls.search}/api/v1/portfolios/${operation}?${qs}`, { headers: authorization ? { authorization } : {} });
+          expectDocumentedResponse(res.status, res.text, res.headers.get('content-type'));
+          if (auth !== 'valid') expect(res.status).toBe(401);
+          else expect([200, 400]).toContain(res.status);
+          expect(await portfolioCount()).toBe(before);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        },
+      ),
+      // Valid parameters are likely enough that some runs reach the engine with odd but legal input.
+      { numRuns: RUNS, examples: [['hunt', portfolioId, {}, [], 'valid'], ['cash-hunt', portfolioId, { page: '2', page_size: '1' }, [], 'valid'], ['hunt', portfolioId, { symbol_interest: ' acme ' }, [], 'valid']] },
+    );
+    expect(statuses.get(200) ?? 0).toBeGreaterThanOrEqual(3);
+    expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
+    expect(statuses.get(401) ?? 0).toBeGreaterThan(0);
+  });
+
+  it('Query.hunt and Query.cashHunt with hostile variables, on the subgraph and the gateway, never produce a 5xx or an INTERNAL_ERROR', async () => {
+    const operations = [
+      'query ($p: ID!, $r: String, $i: String, $n: Int, $s: Int) { hunt(portfolioId: $p, symbolReplace: $r, symbolInterest: $i, page: $n, pageSize: $s) { huntMode totalRecommendations } }',
+      'query ($p: ID!, $n: Int, $s: Int) { cashHunt(portfolioId: $p, page: $n, pageSize: $s) { availableCash recommendations { symbol shares } } }',
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('search', 'gateway'),
+        fc.constantFrom(...operations),
+        portfolioIds(),
+        fc.dictionary(fc.constantFrom('r', 'i', 'n', 's'), fc.oneof(hostile, anyJson, fc.integer())),
+        async (origin, query, p, variables) => {
+          const res = await request(`${platform.urls[origin as 'search' | 'gateway']}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${idToken}` },
+            body: JSON.stringify({ query, variables: { ...variables, p } }),
+          });
+          expectDocumentedResponse(res.status, res.text, 'application/json');
+          for (const error of (res.body as { errors?: Array<{ extensions?: { code?: string } }> }).errors ?? []) {
+            expect(error.extensions?.code).not.toBe('INTERNAL_ERROR');
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
 });
