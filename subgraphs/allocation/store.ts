@@ -129,6 +129,8 @@ export async function listPortfolios(
 /** A stored portfolio as opportunity search reads it: the figures and settings it was built with, and its positions. */
 export interface PortfolioHoldings {
   id: string;
+  /** The owner: the `sub` of the partner token that optimized it. */
+  partnerId: string;
   name: string;
   totalCapital: number;
   remainingCapital: number;
@@ -139,16 +141,15 @@ export interface PortfolioHoldings {
 }
 
 /**
- * The portfolio with that id and its positions in rank order; `partnerId` null reads any owner's (only
- * where the caller cannot be identified by configuration: search with OIDC_ENFORCE=false outside
- * production). Null when there is no such portfolio (someone else's included).
+ * The portfolio with that id and its positions in rank order, or null. The caller checks the owner
+ * (`partnerId`): a stored portfolio never changes, so search keeps what it read.
  */
-export async function findPortfolioHoldings(db: Queryable, id: string, partnerId: string | null): Promise<PortfolioHoldings | null> {
+export async function findPortfolioHoldings(db: Queryable, id: string): Promise<PortfolioHoldings | null> {
   const rows = await db.query<{
-    id: string; name: string; total_capital: number; remaining_capital: number; analysis_date: string | null; effective_settings: string;
-    positions: string;
+    id: string; partner_id: string; name: string; total_capital: number; remaining_capital: number; analysis_date: string | null;
+    effective_settings: string; positions: string;
   }>(
-    `SELECT p.id::text AS id, p.name, p.total_capital::float8 AS total_capital, p.remaining_capital::float8 AS remaining_capital,
+    `SELECT p.id::text AS id, p.partner_id, p.name, p.total_capital::float8 AS total_capital, p.remaining_capital::float8 AS remaining_capital,
             p.analysis_date, p.effective_settings::text AS effective_settings,
             COALESCE((SELECT json_agg(json_build_object(
                         'symbol', x.symbol, 'sector', x.sector, 'shares', x.shares, 'entryPrice', x.entry_price::float8,
@@ -156,13 +157,14 @@ export async function findPortfolioHoldings(db: Queryable, id: string, partnerId
                         ORDER BY x.rank)
                       FROM portfolio_positions x WHERE x.portfolio_id = p.id), '[]')::text AS positions
        FROM portfolios p
-      WHERE p.id = $1::uuid AND ($2::text IS NULL OR p.partner_id = $2)`,
-    [id, partnerId],
+      WHERE p.id = $1::uuid`,
+    [id],
   );
   if (rows.length === 0) return null;
   const r = rows[0];
   return {
     id: r.id,
+    partnerId: r.partner_id,
     name: r.name,
     totalCapital: r.total_capital,
     remainingCapital: r.remaining_capital,

@@ -12,7 +12,12 @@
  *   3. the market: the newest analysis snapshots as candidates (the universe allocation builds books
  *      from, allocation/universe.ts), each holding's latest snapshot, and daily returns of the eligible
  *      names and the holdings on one calendar, built once per universe;
- *   4. the engine answers; the ranked list is cut to the page.
+ *   4. the engine answers; the ranked list is cut to the page (only the page's ideas are written out).
+ *
+ * A stored portfolio never changes, and an answer depends only on the portfolio, the universe (the
+ * store's version of the newest snapshots) and the parameters: both are kept in memory, bounded, so a
+ * repeated question costs the ownership check and a lookup. A new analysis run changes the universe
+ * key, and with it every answer (within ALLOCATION_UNIVERSE_TTL_MS).
  *
  * Who owns a portfolio: the partner whose access token optimized it (`sub`); hunt reads it for an OIDC
  * ID token with the same `sub`. With OIDC_ENFORCE=false (never in production) callers are not
@@ -27,8 +32,9 @@ import { candidatesFrom } from '../allocation/engine/candidates.js';
 import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
 import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
-import { findPortfolioHoldings } from '../allocation/store.js';
+import { findPortfolioHoldings, type PortfolioHoldings } from '../allocation/store.js';
 import { UniverseCache, type Universe } from '../allocation/universe.js';
+import { BoundedCache } from '../platform/bounded-cache.js';
 import { generalAssessment } from './engine/assessment.js';
 import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
 import { HUNT_MODES, PAGINATION, paginate, type HuntMode } from './engine/pagination.js';
@@ -61,8 +67,10 @@ export interface HuntResponse {
   portfolio_name: string;
   hunt_mode: HuntMode;
   general_assessment: GeneralAssessment | null;
-  replacement_analysis: ReplacementAnalysis | null;
-  suitability_analysis: SuitabilityAnalysis | null;
+  /** The page of candidates (the ranking's length is total_recommendations). */
+  replacement_analysis: Omit<ReplacementAnalysis, 'total_candidates'> | null;
+  /** The page of alternatives (their number is total_recommendations). */
+  suitability_analysis: Omit<SuitabilityAnalysis, 'total_alternatives'> | null;
   page: number;
   page_size: number;
   total_recommendations: number;
@@ -89,6 +97,10 @@ export interface CashHuntResponse {
 export interface SearchServiceOptions {
   /** How long the candidate universe is used before the store is asked whether it changed (default 1 s). */
   universeTtlMs?: number;
+  /** Stored portfolios kept in memory (default 10,000). */
+  maxPortfolios?: number;
+  /** Answers kept in memory (default 2,000; 0: every call computes its answer). */
+  maxAnswers?: number;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -120,12 +132,17 @@ interface SearchMarket {
 export class SearchService {
   private readonly universes: UniverseCache;
   private readonly markets = new WeakMap<Universe, SearchMarket>();
+  private readonly portfolios: BoundedCache<string, { owner: string; view: PortfolioView }>;
+  private readonly answers: BoundedCache<string, Promise<HuntResponse | CashHuntResponse>> | null;
 
   constructor(
     private readonly db: Db,
     options: SearchServiceOptions = {},
   ) {
     this.universes = new UniverseCache(db, options.universeTtlMs ?? 1000);
+    this.portfolios = new BoundedCache(options.maxPortfolios ?? 10_000);
+    const maxAnswers = options.maxAnswers ?? 2_000;
+    this.answers = maxAnswers > 0 ? new BoundedCache(maxAnswers) : null;
   }
 
   huntModes() {
@@ -141,19 +158,28 @@ export class SearchService {
     const p = parseParams(params, options, true);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
     const universe = await this.universes.get();
-    const extraSymbols = p.symbol && p.mode === 'interest' ? [p.symbol] : [];
-    const market = await this.marketFor(universe, portfolio, extraSymbols);
-    const names = FIELD_NAMES[options.naming];
+    const key = `hunt|${options.naming}|${portfolio.id}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
+    const compute = () => this.computeHunt(portfolio, universe, p, options.naming);
+    return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<HuntResponse>;
+  }
+
+  private async computeHunt(portfolio: PortfolioView, universe: Universe, p: ParsedParams, naming: ParamNaming): Promise<HuntResponse> {
+    const market = await this.marketFor(universe, portfolio, p.symbol && p.mode === 'interest' ? [p.symbol] : []);
+    const names = FIELD_NAMES[naming];
+    const window = { offset: (p.page - 1) * p.pageSize, limit: p.pageSize };
     const respond = (
       mode: HuntMode,
       analyses: Pick<HuntResponse, 'general_assessment' | 'replacement_analysis' | 'suitability_analysis'>,
-      slice: { page: number; page_size: number; total: number; has_more: boolean },
+      total: number,
     ): HuntResponse => ({
       portfolio_id: portfolio.id,
       portfolio_name: portfolio.name,
       hunt_mode: mode,
       ...analyses,
-      ...pageFields(slice),
+      page: p.page,
+      page_size: p.pageSize,
+      total_recommendations: total,
+      has_more: window.offset + window.limit < total,
       analysis_date: market.analysis_date,
     });
 
@@ -162,67 +188,65 @@ export class SearchService {
       if (!portfolio.holdings.some((h) => h.symbol === symbol)) {
         throw invalid([{ field: names.symbolReplace, message: `${symbol} is not held in portfolio ${portfolio.id}` }]);
       }
-      const analysis = replacementsFor(portfolio, market, symbol);
-      const slice = paginate(analysis.candidates, p.page, p.pageSize);
-      return respond('replace', { general_assessment: null, replacement_analysis: { ...analysis, candidates: slice.items }, suitability_analysis: null }, slice);
+      const { total_candidates: total, ...analysis } = replacementsFor(portfolio, market, symbol, window);
+      return respond('replace', { general_assessment: null, replacement_analysis: analysis, suitability_analysis: null }, total);
     }
     if (p.mode === 'interest') {
       const symbol = p.symbol as string;
       const candidate = market.candidate(symbol);
       if (!candidate) throw invalid([{ field: names.symbolInterest, message: `no analysis is stored for ${symbol}` }]);
-      const analysis = suitabilityOf(portfolio, market, candidate);
-      const slice = paginate(analysis.alternatives, p.page, p.pageSize);
-      return respond('interest', { general_assessment: null, replacement_analysis: null, suitability_analysis: { ...analysis, alternatives: slice.items } }, slice);
+      const { total_alternatives: total, ...analysis } = suitabilityOf(portfolio, market, candidate, window);
+      return respond('interest', { general_assessment: null, replacement_analysis: null, suitability_analysis: analysis }, total);
     }
     const assessment = generalAssessment(portfolio, market);
     const slice = paginate(assessment.recommendations, p.page, p.pageSize);
-    return respond('general', { general_assessment: { ...assessment, recommendations: slice.items }, replacement_analysis: null, suitability_analysis: null }, slice);
+    return respond('general', { general_assessment: { ...assessment, recommendations: slice.items }, replacement_analysis: null, suitability_analysis: null }, slice.total);
   }
 
   /** GET /api/v1/portfolios/cash-hunt: new positions for the portfolio's remaining capital. */
   async cashHunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<CashHuntResponse> {
     const p = parseParams(params, options, false);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
-    const market = await this.marketFor(await this.universes.get(), portfolio, []);
-    const result = runCashHunt(portfolio, market);
-    const slice = paginate(result.recommendations, p.page, p.pageSize);
-    return {
-      portfolio_id: portfolio.id,
-      portfolio_name: portfolio.name,
-      available_cash: result.available_cash,
-      total_capital: portfolio.total_capital,
-      recommendations: slice.items,
-      ...pageFields(slice),
-      cash_after: result.cash_after,
-      notes: result.notes,
-      analysis_date: market.analysis_date,
+    const universe = await this.universes.get();
+    const key = `cash|${portfolio.id}|${universe.key}|${p.page}|${p.pageSize}`;
+    const compute = async (): Promise<CashHuntResponse> => {
+      const market = await this.marketFor(universe, portfolio, []);
+      const result = runCashHunt(portfolio, market);
+      const slice = paginate(result.recommendations, p.page, p.pageSize);
+      return {
+        portfolio_id: portfolio.id,
+        portfolio_name: portfolio.name,
+        available_cash: result.available_cash,
+        total_capital: portfolio.total_capital,
+        recommendations: slice.items,
+        ...pageFields(slice),
+        cash_after: result.cash_after,
+        notes: result.notes,
+        analysis_date: market.analysis_date,
+      };
     };
+    return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<CashHuntResponse>;
   }
 
-  /** The caller's portfolio as the engine reads it; 400 for an unknown id (and another caller's). */
+  /**
+   * The caller's portfolio as the engine reads it; 400 for an unknown id and for another caller's
+   * (the same answer). Read once: a stored portfolio never changes; the owner is checked every time.
+   */
   private async portfolioOf(principal: Principal, id: string, naming: ParamNaming): Promise<PortfolioView> {
     const owner = ownerOf(principal);
-    const stored = await findPortfolioHoldings(this.db, id.toLowerCase(), owner);
-    if (!stored) throw invalid([{ field: FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
-    const settings = (stored.effectiveSettings ?? {}) as { risk_settings?: RiskSettings; constraint_pack?: ConstraintPack | null };
-    return {
-      id: stored.id,
-      name: stored.name,
-      total_capital: stored.totalCapital,
-      available_cash: stored.remainingCapital,
-      analysis_date: stored.analysisDate,
-      risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(settings.risk_settings ?? {}) }),
-      constraint_pack: settings.constraint_pack ?? null,
-      holdings: stored.positions.map((x) => ({
-        symbol: x.symbol,
-        sector: x.sector,
-        shares: x.shares,
-        entry_price: x.entryPrice,
-        stop_loss: x.stopLoss,
-        target_price: x.targetPrice,
-        support_at_entry: x.supportAtEntry,
-      })),
-    };
+    const key = id.toLowerCase();
+    let known = this.portfolios.get(key);
+    if (!known) {
+      const stored = await findPortfolioHoldings(this.db, key);
+      if (stored) {
+        known = { owner: stored.partnerId, view: toView(stored) };
+        this.portfolios.set(key, known);
+      }
+    }
+    if (!known || (owner !== null && known.owner !== owner)) {
+      throw invalid([{ field: FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
+    }
+    return known.view;
   }
 
   /** The market view for a portfolio (and extra symbols): universe candidates, latest snapshots of the rest, returns. */
@@ -269,6 +293,29 @@ export class SearchService {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+
+/** A stored portfolio as the engine reads it (its effective settings with every default applied). */
+function toView(stored: PortfolioHoldings): PortfolioView {
+  const settings = (stored.effectiveSettings ?? {}) as { risk_settings?: RiskSettings; constraint_pack?: ConstraintPack | null };
+  return {
+    id: stored.id,
+    name: stored.name,
+    total_capital: stored.totalCapital,
+    available_cash: stored.remainingCapital,
+    analysis_date: stored.analysisDate,
+    risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(settings.risk_settings ?? {}) }),
+    constraint_pack: settings.constraint_pack ?? null,
+    holdings: stored.positions.map((x) => ({
+      symbol: x.symbol,
+      sector: x.sector,
+      shares: x.shares,
+      entry_price: x.entryPrice,
+      stop_loss: x.stopLoss,
+      target_price: x.targetPrice,
+      support_at_entry: x.supportAtEntry,
+    })),
+  };
+}
 
 function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);

@@ -78,7 +78,7 @@ function recommendationFor(p: Position, book: BookState, portfolio: PortfolioVie
     change = -h.shares;
     reasons.push(rated.stopHit ? 'the stop was hit: sell the position' : 'stage 4 declines: sell the position');
   } else if (c && rated.rating === 'WEAK') {
-    const best = replacementsFor(portfolio, market, h.symbol).candidates.slice(0, REPLACEMENTS_SHOWN);
+    const best = replacementsFor(portfolio, market, h.symbol, { offset: 0, limit: REPLACEMENTS_SHOWN }).candidates;
     // Compared in 1e-4 units: both scores are rounded to 4 decimals, their float sum is not.
     if (best.length && Math.round(best[0].fit_score * 1e4) >= Math.round(quality * 1e4) + Math.round(REPLACE_MARGIN * 1e4)) {
       type = 'REPLACE';

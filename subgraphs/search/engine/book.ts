@@ -185,12 +185,24 @@ export function qualityOf(c: Candidate): number {
   return round4(hybridBlend(c));
 }
 
-/** `c` as an idea of `shares` for the book: figures, fit score and reasons (header: Fit). */
-export function ideaFor(c: Candidate, book: BookState, market: MarketView, size: Size): Idea {
-  const shares = size.shares;
-  const entry = toCents(c.entry_price);
-  const valueCents = shares * entry;
-  const riskCents = shares * (entry - toCents(c.stop_loss));
+/** The numbers behind an idea's fit score (header: Fit); cheap enough to compute for every candidate. */
+export interface IdeaScore {
+  quality: number;
+  /** Correlation with the book's returns (null: unmeasurable or an empty book). */
+  rho: number | null;
+  /** Position value in cents. */
+  valueCents: number;
+  sectorAfter: number;
+  /** The sector's cap, else SECTOR_CONCENTRATION_LIMIT. */
+  limit: number;
+  overweight: number;
+  addedVol: number;
+  /** Rounded to 4 decimals. */
+  fit: number;
+}
+
+export function scoreIdea(c: Candidate, book: BookState, market: MarketView, shares: number): IdeaScore {
+  const valueCents = shares * toCents(c.entry_price);
   const V = book.valueCents;
   const quality = qualityOf(c);
   const rho = correlationToBook(book, market, c.symbol);
@@ -204,7 +216,15 @@ export function ideaFor(c: Candidate, book: BookState, market: MarketView, size:
     FIT_WEIGHTS.correlation * Math.max(0, rhoCounted) -
     FIT_WEIGHTS.sectorOverweight * overweight -
     FIT_WEIGHTS.addedVolatility * Math.max(0, addedVol);
+  return { quality, rho, valueCents, sectorAfter, limit, overweight, addedVol, fit: round4(fit) };
+}
 
+/** `c` as an idea of `size` for the book, from its score: figures and reasons. */
+export function ideaFrom(c: Candidate, book: BookState, size: Size, score: IdeaScore): Idea {
+  const shares = size.shares;
+  const { quality, rho, valueCents, sectorAfter, limit, overweight, addedVol } = score;
+  const riskCents = shares * (toCents(c.entry_price) - toCents(c.stop_loss));
+  const V = book.valueCents;
   const reasons = [`signal quality ${quality.toFixed(2)}: ${c.row.stage ?? 'no stage'}${c.row.stage_strength ? ` (${c.row.stage_strength})` : ''}, signal ${c.row.signal ?? 'none'}`];
   if (book.positions.length === 0) reasons.push('the portfolio holds nothing else yet, so correlation does not count');
   else if (rho === null) reasons.push(`correlation with the portfolio unmeasurable (fewer than ${MIN_OVERLAP} common days); counted as ${UNKNOWN_CORRELATION}`);
@@ -222,7 +242,7 @@ export function ideaFor(c: Candidate, book: BookState, market: MarketView, size:
   return {
     symbol: c.symbol,
     sector: c.sector,
-    fit_score: round4(fit),
+    fit_score: score.fit,
     signal_quality: quality,
     stage: c.row.stage,
     signal: c.row.signal,
@@ -239,6 +259,36 @@ export function ideaFor(c: Candidate, book: BookState, market: MarketView, size:
     added_volatility: round6(addedVol),
     reasons,
   };
+}
+
+/** `c` as an idea of `size` for the book: figures, fit score and reasons (header: Fit). */
+export function ideaFor(c: Candidate, book: BookState, market: MarketView, size: Size): Idea {
+  return ideaFrom(c, book, size, scoreIdea(c, book, market, size.shares));
+}
+
+/** A candidate sized and scored for a book, before its idea is written out. */
+export interface Ranked {
+  candidate: Candidate;
+  size: Size;
+  score: IdeaScore;
+}
+
+/** Ranking order: fit score descending, then symbol (the same order as byFit on the ideas). */
+export function byScore(a: Ranked, b: Ranked): number {
+  return b.score.fit - a.score.fit || (a.candidate.symbol < b.candidate.symbol ? -1 : a.candidate.symbol > b.candidate.symbol ? 1 : 0);
+}
+
+/** Which part of a ranked list to write out: `offset` items skipped, at most `limit` kept. */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+export const WHOLE_LIST: Window = { offset: 0, limit: Infinity };
+
+/** The window of a ranked list as ideas (only those are written out, with their reasons). */
+export function ideasIn(ranked: readonly Ranked[], book: BookState, window: Window): Idea[] {
+  return ranked.slice(window.offset, window.offset + window.limit).map((r) => ideaFrom(r.candidate, book, r.size, r.score));
 }
 
 /** Ranking order of ideas: fit score descending, then symbol. */

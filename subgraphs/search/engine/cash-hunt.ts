@@ -13,8 +13,7 @@
  * The recommendations are the fill, in buying order; `cash_after` is the cash they leave.
  */
 import { fromCents, toCents } from '../../allocation/engine/money.js';
-import type { Candidate } from '../../allocation/engine/types.js';
-import { bookState, byFit, heldSymbols, ideaFor, sizeIdea } from './book.js';
+import { bookState, byScore, heldSymbols, ideaFor, scoreIdea, sizeIdea, type Ranked } from './book.js';
 import type { CashHuntResult, Idea, MarketView, PortfolioView } from './types.js';
 
 export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHuntResult {
@@ -32,7 +31,7 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
     return { available_cash: available, recommendations: [], cash_after: available, notes };
   }
 
-  const ranked: Array<{ idea: Idea; candidate: Candidate }> = [];
+  const ranked: Ranked[] = [];
   let unaffordable = 0;
   for (const c of market.eligible) {
     if (held.has(c.symbol)) continue;
@@ -41,9 +40,9 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
       unaffordable++;
       continue;
     }
-    ranked.push({ idea: ideaFor(c, book, market, size), candidate: c });
+    ranked.push({ candidate: c, size, score: scoreIdea(c, book, market, size.shares) });
   }
-  ranked.sort((a, b) => byFit(a.idea, b.idea));
+  ranked.sort(byScore);
 
   // The fill: cash, sector values and open risk as the earlier picks leave them.
   const sectorCents = new Map(book.sectorCents);
@@ -51,7 +50,7 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
   let riskCents = book.riskCents;
   const picks: Idea[] = [];
   let skipped = 0;
-  for (const { idea, candidate } of ranked) {
+  for (const { candidate, score } of ranked) {
     if (picks.length >= slots) break;
     const state = { ...book, cashCents, riskCents, sectorCents };
     const size = sizeIdea(candidate, state, cashCents);
@@ -60,7 +59,7 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
       continue;
     }
     const filled = ideaFor(candidate, state, market, size);
-    picks.push({ ...filled, fit_score: idea.fit_score });
+    picks.push({ ...filled, fit_score: score.fit });
     const entry = toCents(candidate.entry_price);
     cashCents -= size.shares * entry;
     riskCents += size.shares * (entry - toCents(candidate.stop_loss));

@@ -8,21 +8,22 @@
  *   portfolio does not hold. Each is sized with sizeIdea, the freed capital as its cash budget, under
  *   the portfolio's risk settings; a name that cannot take one share is left out (a note counts them).
  * - Ranking: fit_score (book.ts: quality minus correlation with the remaining holdings, sector
- *   overweight after the swap and the volatility it adds), descending; ties by symbol.
+ *   overweight after the swap and the volatility it adds), descending; ties by symbol. Every name is
+ *   scored; only the requested window (a page, or the best three) is written out as ideas.
  */
 import { fromCents } from '../../allocation/engine/money.js';
-import { bookState, byFit, heldSymbols, ideaFor, qualityOf, sizeIdea } from './book.js';
+import { WHOLE_LIST, bookState, byScore, heldSymbols, ideasIn, qualityOf, scoreIdea, sizeIdea, type Ranked, type Window } from './book.js';
 import { rateHolding } from './rating.js';
-import type { Idea, MarketView, PortfolioView, ReplacementAnalysis } from './types.js';
+import type { MarketView, PortfolioView, ReplacementAnalysis } from './types.js';
 
-export function replacementsFor(portfolio: PortfolioView, market: MarketView, symbol: string): ReplacementAnalysis {
+export function replacementsFor(portfolio: PortfolioView, market: MarketView, symbol: string, window: Window = WHOLE_LIST): ReplacementAnalysis {
   const full = bookState(portfolio, market);
   const position = full.positions.find((p) => p.holding.symbol === symbol);
   if (!position) throw new RangeError(`${symbol} is not held`);
   const rest = bookState(portfolio, market, symbol);
   const freedCents = position.valueCents;
   const held = heldSymbols(portfolio);
-  const ideas: Idea[] = [];
+  const ranked: Ranked[] = [];
   let unaffordable = 0;
   let considered = 0;
   for (const c of market.eligible) {
@@ -33,13 +34,13 @@ export function replacementsFor(portfolio: PortfolioView, market: MarketView, sy
       unaffordable++;
       continue;
     }
-    ideas.push(ideaFor(c, rest, market, size));
+    ranked.push({ candidate: c, size, score: scoreIdea(c, rest, market, size.shares) });
   }
-  ideas.sort(byFit);
+  ranked.sort(byScore);
 
   const rated = rateHolding(position);
   const c = position.candidate;
-  const notes = [`${considered} eligible names are not held; ${ideas.length} can be bought with the freed capital of ${fromCents(freedCents)}`];
+  const notes = [`${considered} eligible names are not held; ${ranked.length} can be bought with the freed capital of ${fromCents(freedCents)}`];
   if (unaffordable) notes.push(`${unaffordable} left out: not one share fits the freed capital and the risk settings`);
   if (c) notes.push(`${symbol} itself has signal quality ${qualityOf(c).toFixed(2)}; a replacement is better when its fit score is higher`);
   return {
@@ -50,7 +51,8 @@ export function replacementsFor(portfolio: PortfolioView, market: MarketView, sy
     freed_capital: fromCents(freedCents),
     rating: rated.rating,
     reasons: rated.reasons,
-    candidates: ideas,
+    candidates: ideasIn(ranked, rest, window),
+    total_candidates: ranked.length,
     notes,
   };
 }

@@ -27,8 +27,8 @@
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
 import { correlation } from './returns.js';
-import { bookState, byFit, heldSymbols, ideaFor, sectorCap, sizeIdea } from './book.js';
-import type { Idea, MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
+import { WHOLE_LIST, bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked, type Window } from './book.js';
+import type { MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
 
 export const UNSUITABLE_BELOW = 0.3;
 export const SUITABLE_FROM = 0.5;
@@ -39,7 +39,7 @@ export const NEAR_CAP = 0.9;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: Candidate): SuitabilityAnalysis {
+export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: Candidate, window: Window = WHOLE_LIST): SuitabilityAnalysis {
   const full = bookState(portfolio, market);
   const held = full.positions.find((p) => p.holding.symbol === c.symbol);
   const heldShares = held?.holding.shares ?? 0;
@@ -96,15 +96,15 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   // Alternatives in the same sector, fitted as cash-hunt ideas.
   const budget = full.cashCents > 0 ? full.cashCents : null;
   const holding = heldSymbols(portfolio);
-  const alternatives: Idea[] = [];
+  const alternatives: Ranked[] = [];
   for (const other of market.eligible) {
     if (other.sector !== c.sector || other.symbol === c.symbol || holding.has(other.symbol)) continue;
     const s = sizeIdea(other, full, budget);
     if (s.shares < 1) continue;
-    const alt = ideaFor(other, full, market, s);
-    if (alt.fit_score > idea.fit_score) alternatives.push(alt);
+    const score = scoreIdea(other, full, market, s.shares);
+    if (score.fit > idea.fit_score) alternatives.push({ candidate: other, size: s, score });
   }
-  alternatives.sort(byFit);
+  alternatives.sort(byScore);
 
   const valueCents = size.shares * toCents(c.entry_price);
   return {
@@ -131,6 +131,7 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
     portfolio_volatility_after: volAfter,
     vol_target_annual: target,
     reasons,
-    alternatives,
+    alternatives: ideasIn(alternatives, full, window),
+    total_alternatives: alternatives.length,
   };
 }

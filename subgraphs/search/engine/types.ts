@@ -145,8 +145,10 @@ export interface ReplacementAnalysis {
   rating: HoldingRating;
   /** Why the holding is rated as it is. */
   reasons: string[];
-  /** Ranked by fit_score; paginated. */
+  /** Ranked by fit_score: the requested window of the ranking (all of it unless a window is given). */
   candidates: Idea[];
+  /** Length of the whole ranking. */
+  total_candidates: number;
   notes: string[];
 }
 
@@ -184,8 +186,10 @@ export interface SuitabilityAnalysis {
   portfolio_volatility_after: number | null;
   vol_target_annual: number | null;
   reasons: string[];
-  /** Not-held names of the same sector with a higher fit score; paginated. */
+  /** Not-held names of the same sector with a higher fit score: the requested window (all unless given). */
   alternatives: Idea[];
+  /** Length of the whole list of alternatives. */
+  total_alternatives: number;
 }
 
 export interface CashHuntResult {
