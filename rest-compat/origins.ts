@@ -13,7 +13,6 @@ import {
   bearerToken,
   createOidcTokenVerifier,
   createPartnerTokenVerifier,
-  type PartnerPrincipal,
   type Principal,
 } from '../subgraphs/platform/auth.js';
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
@@ -86,8 +85,8 @@ export interface TokenMemoOptions {
   now?: () => number;
 }
 
-/** The analysis origin's token memo: a partner's repeated reads cost one signature check a minute. */
-export const ANALYSIS_TOKEN_MEMO: TokenMemoOptions = { maxAgeMs: 60_000, maxTokens: 10_000 };
+/** The token memo of the read-heavy origins (analysis, search): a caller's repeated reads cost one signature check a minute. */
+export const TOKEN_MEMO: TokenMemoOptions = { maxAgeMs: 60_000, maxTokens: 10_000 };
 
 /**
  * Remembers verified tokens by their exact text, so repeated requests with one token skip the
@@ -96,9 +95,9 @@ export const ANALYSIS_TOKEN_MEMO: TokenMemoOptions = { maxAgeMs: 60_000, maxToke
  * again. Only successes are remembered: a refused token is checked again on every request. The price:
  * a signing key withdrawn from the JWKS keeps its already-verified tokens valid for up to `maxAgeMs`.
  */
-export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrincipal>, options: TokenMemoOptions): (token: string) => Promise<PartnerPrincipal> {
+export function memoizeVerifier<P extends Principal>(verify: (token: string) => Promise<P>, options: TokenMemoOptions): (token: string) => Promise<P> {
   const now = options.now ?? Date.now;
-  const known = new Map<string, { principal: PartnerPrincipal; until: number }>();
+  const known = new Map<string, { principal: P; until: number }>();
   return async (token) => {
     const hit = known.get(token);
     if (hit) {
@@ -106,7 +105,8 @@ export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrinci
       known.delete(token);
     }
     const principal = await verify(token);
-    const exp = typeof principal.claims.exp === 'number' ? principal.claims.exp * 1000 : 0;
+    const claims = 'claims' in principal ? principal.claims : {};
+    const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
     const until = Math.min(exp, now() + options.maxAgeMs);
     if (until > now()) {
       known.set(token, { principal, until });
@@ -119,10 +119,17 @@ export function memoizeVerifier(verify: (token: string) => Promise<PartnerPrinci
   };
 }
 
-/** OIDC ID tokens (search): the verifier applies the production/non-production rules. */
+/**
+ * OIDC ID tokens (search): the verifier applies the production/non-production rules; verified tokens
+ * are remembered like the analysis origin's (TOKEN_MEMO), a missing one is checked every time.
+ */
 function oidcAuthenticator(deps: OriginDeps, log: () => KeySourceLog | undefined): Authenticate {
   const verifier = createOidcTokenVerifier(resolveOidc(deps.config), deps.config.env, { onKeySourceError: keySourceError(log) });
-  return oncePerRequest(async (request) => verifier.verify(bearerToken(request.headers.authorization)));
+  const verify = memoizeVerifier((token: string) => verifier.verify(token), TOKEN_MEMO);
+  return oncePerRequest(async (request) => {
+    const token = bearerToken(request.headers.authorization);
+    return token === undefined || token === '' ? verifier.verify(token) : verify(token);
+  });
 }
 
 function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, health: HealthPolicy, root?: () => Record<string, unknown>) {
@@ -165,7 +172,7 @@ export function analysisServiceOf(app: FastifyInstance): AnalysisService | undef
 export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOriginOptions = {}): Promise<FastifyInstance> {
   const analysis = options.service ?? new AnalysisService(deps.db, deps.config.demo.symbol, { snapshotCacheTtlMs: deps.config.analysis.cacheTtlMs });
   let app: FastifyInstance | undefined;
-  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis, () => app?.log, ANALYSIS_TOKEN_MEMO);
+  const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.analysis, () => app?.log, TOKEN_MEMO);
   const subgraph = await buildAnalysisSubgraph(analysis);
   app = await createOrigin({
     ...shell(
