@@ -278,6 +278,31 @@ export function byScore(a: Ranked, b: Ranked): number {
   return b.score.fit - a.score.fit || (a.candidate.symbol < b.candidate.symbol ? -1 : a.candidate.symbol > b.candidate.symbol ? 1 : 0);
 }
 
+/**
+ * The first `count` entries of the ranking of `sized` (byScore order), exactly, without scoring every
+ * name: a fit score is never above the name's quality (the penalties only subtract), so once `count`
+ * names are scored, a name whose quality is below the count-th best fit cannot enter, nor can any name
+ * of lower quality. Names are scored in quality order (ties by symbol) until that bound holds.
+ */
+export function topRanked(sized: ReadonlyArray<{ candidate: Candidate; size: Size }>, count: number, score: (c: Candidate, shares: number) => IdeaScore): Ranked[] {
+  if (!(count >= 1)) return [];
+  const bySymbol = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const order = sized
+    .map((s) => ({ ...s, quality: qualityOf(s.candidate) }))
+    .sort((a, b) => b.quality - a.quality || bySymbol(a.candidate.symbol, b.candidate.symbol));
+  const top: Ranked[] = [];
+  for (const s of order) {
+    if (top.length >= count && s.quality < top[count - 1].score.fit) break;
+    const entry: Ranked = { candidate: s.candidate, size: s.size, score: score(s.candidate, s.size.shares) };
+    // Insert in ranking order (the list stays short: count entries plus one).
+    let at = top.length;
+    while (at > 0 && byScore(entry, top[at - 1]) < 0) at--;
+    top.splice(at, 0, entry);
+    if (top.length > count) top.pop();
+  }
+  return top;
+}
+
 /** Which part of a ranked list to write out: `offset` items skipped, at most `limit` kept. */
 export interface Window {
   offset: number;

@@ -9,10 +9,12 @@
  *   the portfolio's risk settings; a name that cannot take one share is left out (a note counts them).
  * - Ranking: fit_score (book.ts: quality minus correlation with the remaining holdings, sector
  *   overweight after the swap and the volatility it adds), descending; ties by symbol. Every name is
- *   scored; only the requested window (a page, or the best three) is written out as ideas.
+ *   sized, but only the ranking up to the end of the requested window (a page, or the best three) is
+ *   computed (book.ts topRanked, exact) and written out as ideas.
  */
 import { fromCents } from '../../allocation/engine/money.js';
-import { WHOLE_LIST, bookState, byScore, heldSymbols, ideasIn, qualityOf, scoreIdea, sizeIdea, type Ranked, type Window } from './book.js';
+import type { Candidate } from '../../allocation/engine/types.js';
+import { WHOLE_LIST, bookState, heldSymbols, ideasIn, qualityOf, scoreIdea, sizeIdea, topRanked, type Size, type Window } from './book.js';
 import { rateHolding } from './rating.js';
 import type { MarketView, PortfolioView, ReplacementAnalysis } from './types.js';
 
@@ -23,24 +25,22 @@ export function replacementsFor(portfolio: PortfolioView, market: MarketView, sy
   const rest = bookState(portfolio, market, symbol);
   const freedCents = position.valueCents;
   const held = heldSymbols(portfolio);
-  const ranked: Ranked[] = [];
+  const sized: Array<{ candidate: Candidate; size: Size }> = [];
   let unaffordable = 0;
   let considered = 0;
   for (const c of market.eligible) {
     if (held.has(c.symbol)) continue;
     considered++;
     const size = sizeIdea(c, rest, freedCents);
-    if (size.shares < 1) {
-      unaffordable++;
-      continue;
-    }
-    ranked.push({ candidate: c, size, score: scoreIdea(c, rest, market, size.shares) });
+    if (size.shares < 1) unaffordable++;
+    else sized.push({ candidate: c, size });
   }
-  ranked.sort(byScore);
+  // Only the ranking up to the window's end is needed (the best three, a page): topRanked is exact.
+  const ranked = topRanked(sized, Math.min(sized.length, window.offset + window.limit), (c, shares) => scoreIdea(c, rest, market, shares));
 
   const rated = rateHolding(position);
   const c = position.candidate;
-  const notes = [`${considered} eligible names are not held; ${ranked.length} can be bought with the freed capital of ${fromCents(freedCents)}`];
+  const notes = [`${considered} eligible names are not held; ${sized.length} can be bought with the freed capital of ${fromCents(freedCents)}`];
   if (unaffordable) notes.push(`${unaffordable} left out: not one share fits the freed capital and the risk settings`);
   if (c) notes.push(`${symbol} itself has signal quality ${qualityOf(c).toFixed(2)}; a replacement is better when its fit score is higher`);
   return {
@@ -52,7 +52,7 @@ export function replacementsFor(portfolio: PortfolioView, market: MarketView, sy
     rating: rated.rating,
     reasons: rated.reasons,
     candidates: ideasIn(ranked, rest, window),
-    total_candidates: ranked.length,
+    total_candidates: sized.length,
     notes,
   };
 }

@@ -2,6 +2,7 @@
  * replacement.ts: candidates for one holding, sized with its freed capital against the rest of the
  * book, ranked by fit.
  */
+import fc from 'fast-check';
 import { bookState, sizeIdea } from '../../../subgraphs/search/engine/book.js';
 import { replacementsFor } from '../../../subgraphs/search/engine/replacement.js';
 import { correlation } from '../../../subgraphs/search/engine/returns.js';
@@ -88,6 +89,28 @@ describe('replacementsFor', () => {
     // The order does not depend on the eligible list's order.
     const reversed = market({ candidates: eligible, eligible: [...m.eligible].reverse(), closes: { OUT: seriesFromReturns(rOut), KEEP: seriesFromReturns(rKeep), CLONE: seriesFromReturns(rOut) } });
     expect(replacementsFor(p, reversed, 'OUT').candidates).toEqual(r.candidates);
+  });
+
+  it('any window of the ranking equals that window of the whole ranking (only its end is computed), property', () => {
+    // A universe of 40 names with random quality parts, correlations and sectors.
+    const names = Array.from({ length: 40 }, (_, i) => `N${String(i).padStart(2, '0')}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ confidence: fc.double({ min: 0, max: 1, noNaN: true }), rs: fc.integer({ min: -60, max: 60 }), seed: fc.integer({ min: 1, max: 1e6 }), sector: fc.constantFrom('Energy', 'Utilities', 'Technology') }), { minLength: 40, maxLength: 40 }),
+        fc.integer({ min: 0, max: 45 }),
+        fc.integer({ min: 1, max: 12 }),
+        (specs, offset, limit) => {
+          const cands = specs.map((x, i) => cand(names[i], { entry: 20 + i, stop: 18 + i, confidence: x.confidence, relativeStrength: x.rs, eligible: true, sector: x.sector }));
+          const closes = Object.fromEntries([...specs.map((x, i) => [names[i], seriesFromReturns(noise(N, x.seed))]), ['OUT', seriesFromReturns(rOut)], ['KEEP', seriesFromReturns(rKeep)]]);
+          const mk = market({ candidates: [...eligible.slice(0, 2), ...cands], closes });
+          const whole = replacementsFor(p, mk, 'OUT');
+          const part = replacementsFor(p, mk, 'OUT', { offset, limit });
+          expect(part.total_candidates).toBe(whole.total_candidates);
+          expect(part.candidates).toEqual(whole.candidates.slice(offset, offset + limit));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('leaves out names that cannot take one share, with a note', () => {
