@@ -30,8 +30,6 @@
  *   BENCH_SIZES=500 BENCH_CALLS=20 BENCH_SECONDS=3 npm run bench:optimize
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
@@ -43,23 +41,32 @@ import { resolveRiskProfile } from '../subgraphs/allocation/engine/risk-profile.
 import { CONSTRAINT_PACK_SCHEMA_VERSION, type OptimizeResult } from '../subgraphs/allocation/engine/types.js';
 import { candidatesFrom } from '../subgraphs/allocation/engine/candidates.js';
 import { AllocationService, DEMO_OPTIMIZE_BODY, type OptimizeOutcome } from '../subgraphs/allocation/service.js';
-import { loadSyntheticMarket } from '../subgraphs/analysis/market-data.js';
-import { defaultWorkers, runAnalysis } from '../subgraphs/analysis/pipeline.js';
+import { defaultWorkers } from '../subgraphs/analysis/pipeline.js';
 import { listCloses, snapshotsOn } from '../subgraphs/analysis/store.js';
 import type { Principal } from '../subgraphs/platform/auth.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
-import { loadConfig } from '../subgraphs/platform/config.js';
-import { openPglite, type Db, type Queryable } from '../subgraphs/platform/db.js';
+import type { Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
-import { migrate } from '../subgraphs/platform/migrations.js';
 import { median, runRounds, type LoadJob, type Scenario } from './http-load.js';
+import {
+  CALLS,
+  SIZES,
+  YEARS,
+  benchOriginConfig,
+  buildStore,
+  buildTimes,
+  dropStores,
+  fmt,
+  int,
+  loadSettings,
+  seconds,
+  stats,
+  statsText,
+  timeStatements,
+  type Stats,
+  type Store,
+  type TimedStatements,
+} from './universe.js';
 
-const SIZES = (process.env.BENCH_SIZES ?? '500,5000').split(',').map((s) => Number(s.trim()));
-const YEARS = Number(process.env.BENCH_YEARS ?? 2);
-const CALLS = Number(process.env.BENCH_CALLS ?? 50);
-const SEED = 20240614;
-const END_DATE = '2026-10-30';
-const INDEX_SYMBOL = 'TGMI';
 const TARGET_MS = 100;
 
 const PARTNER: Principal = { kind: 'partner', partnerId: 'bench', claims: { sub: 'bench' } };
@@ -83,29 +90,6 @@ const capitalOf = (i: number) => BASE_CAPITAL + Math.round(i * 3725) / 100;
 const demoBody = () => JSON.parse(JSON.stringify(DEMO_OPTIMIZE_BODY)) as unknown;
 
 // ---------------------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------------------
-
-const fmt = (ms: number, digits = 1) => (Number.isFinite(ms) ? ms.toFixed(digits) : 'n/a');
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
-interface Stats {
-  p50: number;
-  p95: number;
-  max: number;
-  mean: number;
-}
-const stats = (xs: readonly number[]): Stats => ({ p50: percentile(xs, 0.5), p95: percentile(xs, 0.95), max: Math.max(...xs), mean: xs.reduce((s, x) => s + x, 0) / xs.length });
-const statsText = (s: Stats) => `p50 ${fmt(s.p50).padStart(6)}  p95 ${fmt(s.p95).padStart(6)}  max ${fmt(s.max).padStart(6)} ms`;
-
-// ---------------------------------------------------------------------------------------------------------
 // Where a call's time goes: the store, wrapped to time each statement by kind
 // ---------------------------------------------------------------------------------------------------------
 
@@ -122,81 +106,26 @@ function partOf(sql: string): Part {
   return 'other sql';
 }
 
-interface TimedDb {
-  db: Db;
-  /** Time per part since the last reset (the service runs one call at a time here). */
-  split: Split;
-  reset(): void;
+interface TimedDb extends TimedStatements<Part> {
   /** Parameters of the latest closes query (the symbols the engine needed and the first date). */
   lastCloses: { symbols: string[]; from: string; to: string } | null;
 }
 
 /** The same store; each statement's time is added to its part, a whole transaction to `persist`. */
 function timedDb(db: Db): TimedDb {
-  const timed: TimedDb = {
-    split: emptySplit(),
-    reset() {
-      timed.split = emptySplit();
-    },
-    lastCloses: null,
-    db: {
-      kind: db.kind,
-      async query<T>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+  const timed: TimedDb = Object.assign(
+    timeStatements<Part>(db, {
+      empty: emptySplit,
+      transaction: 'persist',
+      partOf(sql, params) {
         const part = partOf(sql);
         if (part === 'closes' && params) timed.lastCloses = { symbols: params[0] as string[], from: params[1] as string, to: params[2] as string };
-        const t0 = performance.now();
-        try {
-          return await db.query<T>(sql, params);
-        } finally {
-          timed.split[part] += performance.now() - t0;
-        }
+        return part;
       },
-      exec: (sql: string) => db.exec(sql),
-      async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-        const t0 = performance.now();
-        try {
-          return await db.transaction(fn);
-        } finally {
-          timed.split.persist += performance.now() - t0;
-        }
-      },
-      ping: (timeoutMs: number) => db.ping(timeoutMs),
-      close: () => db.close(),
-    },
-  };
-  return timed;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// 1. Universes
-// ---------------------------------------------------------------------------------------------------------
-
-interface Store {
-  size: number;
-  db: Db;
-  dataDir: string;
-  bars: number;
-  analysisDate: string;
-  snapshots: number;
-  loadMs: number;
-  analyzeMs: number;
-}
-
-async function buildStore(size: number): Promise<Store> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `tradegraph-bench-optimize-${size}-`));
-  const db = await openPglite(dataDir);
-  await migrate(db, ALL_MIGRATIONS);
-  const t0 = performance.now();
-  const market = await loadSyntheticMarket(db, { seed: SEED, symbolCount: size, years: YEARS, endDate: END_DATE, indexSymbol: INDEX_SYMBOL });
-  const t1 = performance.now();
-  const summary = await runAnalysis(db, INDEX_SYMBOL, { workers: defaultWorkers() });
-  const t2 = performance.now();
-  console.log(
-    `  ${int(size).padStart(5)} symbols: ${int(market.bars)} bars (${market.firstDate} .. ${market.lastDate}) generated and stored in ${seconds(t1 - t0)}; ` +
-      `${int(summary.snapshots)} snapshots on ${summary.toDate} analysed and stored in ${seconds(t2 - t1)} ` +
-      `(${summary.workers} workers: prepare ${seconds(summary.timings.prepareMs)}, train ${seconds(summary.timings.trainMs)}, documents ${seconds(summary.timings.analyzeMs)})`,
+    }),
+    { lastCloses: null },
   );
-  return { size, db, dataDir, bars: market.bars, analysisDate: summary.toDate, snapshots: summary.snapshots, loadMs: t1 - t0, analyzeMs: t2 - t1 };
+  return timed;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -351,21 +280,9 @@ interface Throughput {
 }
 
 async function throughput(store: Store): Promise<Throughput> {
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-  const warmupMs = Number(process.env.BENCH_WARMUP_SECONDS ?? 2) * 1000;
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-bench-optimize-config-'));
+  const { seconds, connections, warmupMs, rounds } = loadSettings();
   // The rate limiter stays on the measured path, with a budget above what the load sends.
-  const config = loadConfig({
-    APP_ENV: 'development',
-    DATA_DIR: configDir,
-    AUTH_HS256_SECRET: 'bench-secret-0123456789abcdef-0123456789abcdef',
-    LOG_LEVEL: 'silent',
-    HOST: '127.0.0.1',
-    RATE_LIMIT_MAX: '10000000',
-    RATE_LIMIT_EXPENSIVE_MAX: '10000000',
-  });
+  const { config, configDir } = benchOriginConfig('optimize');
   const deps: OriginDeps = { config, partnerAuth: resolvePartnerAuth(config), db: store.db };
   const origin = await buildAllocationOrigin(deps);
   const originUrl = await origin.listen({ host: '127.0.0.1', port: 0 });
@@ -417,7 +334,7 @@ async function main(): Promise<void> {
   let rest: Throughput | null = null;
   try {
     console.log('1. universes (PGlite on disk, every migration; snapshots on the newest date only)');
-    for (const size of SIZES) stores.push(await buildStore(size));
+    for (const size of SIZES) stores.push(await buildStore(size, 'optimize'));
 
     console.log(`\n2. latency of AllocationService.optimize (HYBRID_WEIGHTED, max_positions 30, sector caps DEFAULT + 4 sectors, vol_target_annual 0.15)`);
     console.log('   split: time spent in the store by statement kind, persist = the whole portfolio transaction; rest = outside the store');
@@ -434,8 +351,7 @@ async function main(): Promise<void> {
     }
 
     console.log('\nsummary');
-    const built = stores.map((s) => `${int(s.size)} symbols ${seconds(s.loadMs + s.analyzeMs)} (bars ${seconds(s.loadMs)}, analysis ${seconds(s.analyzeMs)})`);
-    console.log(`  building the universes: ${built.join('; ')}`);
+    console.log(`  building the universes: ${buildTimes(stores)}`);
     for (const l of latencies) {
       console.log(
         `  ${int(l.size).padStart(5)} symbols: cold ${fmt(l.cold.ms)} ms; warm partner (persisted) ${statsText(l.partner)}; ` +
@@ -456,10 +372,7 @@ async function main(): Promise<void> {
     }
     console.log(`  whole run ${seconds(performance.now() - started)}`);
   } finally {
-    for (const s of stores) {
-      await s.db.close();
-      fs.rmSync(s.dataDir, { recursive: true, force: true });
-    }
+    await dropStores(stores);
   }
 }
 
