@@ -11,8 +11,10 @@
  * - TRIM: weak without a better replacement (sell half, rounded down, at least one share), or a weight
  *   above the per-name cap by more than DRIFT_TOLERANCE (10% of the cap; sell back to the cap). Score
  *   1 - quality when weak, else min(1, excess weight / cap).
- * - ADD: strong with a BUY signal and room under every cap: the shares sizeIdea allows with the available
- *   cash. Score = quality.
+ * - ADD: strong with a BUY signal and room under every cap: the shares sizeIdea allows. Holdings are
+ *   decided in order of quality (then symbol), each against the cash, open risk and sector values the
+ *   earlier ADDs leave, so all ADDs together fit the available cash and the risk settings (the sales
+ *   of EXIT, REPLACE and TRIM are not counted on). Score = quality.
  * - HOLD: everything else (a holding without analysis is held, drift or not: nothing current says
  *   what to do). Score = quality (0 without analysis).
  * Order: EXIT, REPLACE, TRIM, ADD, HOLD; then score descending; then symbol.
@@ -32,7 +34,7 @@
  * - BROKEN_SUPPORT: a close below the support that was under the entry; score min(1, 10 x the fraction below).
  * - CASH_DRAG: cash above CASH_DRAG_THRESHOLD (10%) of the portfolio value; score = the cash fraction.
  */
-import { fromCents } from '../../allocation/engine/money.js';
+import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
 import { correlation } from './returns.js';
 import { SECTOR_CONCENTRATION_LIMIT, bookState, qualityOf, sectorCap, sizeIdea, type BookState, type Position } from './book.js';
@@ -59,7 +61,11 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
-function recommendationFor(p: Position, book: BookState, portfolio: PortfolioView, market: MarketView): HuntRecommendation {
+/**
+ * The recommendation for one position. `room` is the cash, open risk and sector values the ADDs
+ * decided so far leave (a copy of the book's, updated here when this one adds).
+ */
+function recommendationFor(p: Position, book: BookState, room: BookState, portfolio: PortfolioView, market: MarketView): HuntRecommendation {
   const c: Candidate | undefined = p.candidate;
   const h = p.holding;
   const rated = rateHolding(p);
@@ -99,13 +105,17 @@ function recommendationFor(p: Position, book: BookState, portfolio: PortfolioVie
     change = -Math.min(h.shares, Math.ceil(excessCents / p.priceCents - 1e-9));
     reasons.push(`weighs ${pct(weight)}, above the ${pct(book.nameCap)} per-name cap: sell back to the cap`);
   } else if (c && rated.rating === 'STRONG' && c.row.signal === 'BUY') {
-    const size = sizeIdea(c, book, book.cashCents, { shares: h.shares, riskCents: p.riskCents });
+    const size = sizeIdea(c, room, room.cashCents, { shares: h.shares, riskCents: p.riskCents });
     if (size.shares > 0) {
       type = 'ADD';
       change = size.shares;
       reasons.push(`room for ${size.shares} more shares (limited by ${size.bound})`);
+      const entry = toCents(c.entry_price);
+      room.cashCents -= size.shares * entry;
+      room.riskCents += size.shares * (entry - toCents(c.stop_loss));
+      room.sectorCents.set(p.sector, (room.sectorCents.get(p.sector) ?? 0) + size.shares * entry);
     } else {
-      reasons.push(`strong, but no room to add (${size.bound ?? 'no usable stop'})`);
+      reasons.push(`strong, but no room to add (${size.bound ?? 'no usable stop'}${room.cashCents < book.cashCents || room.riskCents > book.riskCents ? ', after the better-rated additions' : ''})`);
     }
   }
   if (type === 'HOLD' && !c) reasons.push('hold until the symbol is analysed again');
@@ -264,8 +274,12 @@ function concernsOf(book: BookState, portfolio: PortfolioView, market: MarketVie
 
 export function generalAssessment(portfolio: PortfolioView, market: MarketView): GeneralAssessment {
   const book = bookState(portfolio, market);
-  const recommendations = book.positions
-    .map((p) => recommendationFor(p, book, portfolio, market))
+  // Decided in order of quality (then symbol), so the ADDs share the cash and risk room best-first.
+  const room: BookState = { ...book, sectorCents: new Map(book.sectorCents) };
+  const quality = (p: Position) => (p.candidate ? qualityOf(p.candidate) : 0);
+  const recommendations = [...book.positions]
+    .sort((a, b) => quality(b) - quality(a) || bySymbol(a.holding.symbol, b.holding.symbol))
+    .map((p) => recommendationFor(p, book, room, portfolio, market))
     .sort((a, b) => ACTION_ORDER[a.type] - ACTION_ORDER[b.type] || b.score - a.score || bySymbol(a.symbol, b.symbol));
   const ratings = recommendations.map((r) => r.rating);
   return {

@@ -21,8 +21,9 @@
  *   total risk or the sector cap used up; it fits only by selling or replacing a holding);
  *   SUITABLE otherwise.
  * - Alternatives: eligible names of the same sector that the portfolio does not hold, other than the
- *   ticker, with a higher fit score than the ticker's, each sized as a cash-hunt idea would be with the
- *   available cash as budget (or, without cash, as the ticker is); ranked by fit.
+ *   ticker, sized and scored as the ticker is (their own limits, against the whole book), with a higher
+ *   fit score than the ticker's; ranked by fit. (Sized by the room left instead, they would vanish
+ *   whenever the book's total risk is spent, which is exactly when a better alternative matters.)
  */
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
@@ -93,13 +94,12 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   reasons.push(...caution, ...idea.reasons);
   if (verdict === 'SUITABLE') reasons.push('eligible, room under every cap, and it fits the portfolio');
 
-  // Alternatives in the same sector, fitted as cash-hunt ideas.
-  const budget = full.cashCents > 0 ? full.cashCents : null;
+  // Alternatives in the same sector, sized and scored as the ticker is (their own limits, against the book).
   const holding = heldSymbols(portfolio);
   const alternatives: Ranked[] = [];
   for (const other of market.eligible) {
     if (other.sector !== c.sector || other.symbol === c.symbol || holding.has(other.symbol)) continue;
-    const s = sizeIdea(other, full, budget);
+    const s = sizeIdea(other, full, null, null, true);
     if (s.shares < 1) continue;
     const score = scoreIdea(other, full, market, s.shares);
     if (score.fit > idea.fit_score) alternatives.push({ candidate: other, size: s, score });

@@ -213,6 +213,29 @@ describe('generalAssessment: recommendations', () => {
   // shares at the candidate's *new* stop, not "the name's open risk" (shares x (price - the stop they were
   // bought with)). Held: 10 shares at 100 bought with stop 80 ($200 open risk); new stop 94 (risk 6):
   // (1,000 - 200) / 6 = 133 more shares, not (1,000 - 60) / 6 = 156.
+  it('ADDs share the cash and the risk room, best quality first, so together they fit', () => {
+    // Five strong BUY holdings of different quality ($1,000 each), $1,500 of cash (V = $6,500) and a 50%
+    // name cap: alone, each could add 15 shares (the cash binds before the per-trade risk's 18).
+    const holdings = [0.95, 0.9, 0.85, 0.8, 0.75].map((confidence, i) =>
+      pos(`S${i}`, { stage: 2, strength: 'VERY_STRONG', confidence, shares: 10, price: 100, stop: 97, boughtStop: 99, sector: ['Energy', 'Utilities', 'Materials', 'Energy', 'Utilities'][i] }),
+    );
+    const { result, portfolio: pf, market: mk } = assess(holdings, { cash: 1_500, risk: { max_position_size: 0.5 } });
+    const adds = result.recommendations.filter((r) => r.type === 'ADD');
+    expect(adds.length).toBeGreaterThan(0);
+    const spent = adds.reduce((sum, r) => sum + r.suggested_share_change * Math.round((r.current_price as number) * 100), 0);
+    expect(spent).toBeLessThanOrEqual(1_500 * 100);
+    expect(adds.length).toBeLessThan(5);
+    // The best-quality holding is served first: it gets what it would get alone.
+    const best = holdings[0];
+    const alone = sizeIdea(best.c!, bookState(pf, mk), 1_500 * 100, { shares: 10, riskCents: 10 * (100 - 99) * 100 });
+    expect(alone.shares).toBeGreaterThan(0);
+    expect(rec(result, 'S0').suggested_share_change).toBe(alone.shares);
+    // Those left without room say so.
+    for (const r of result.recommendations.filter((x) => x.type === 'HOLD' && x.rating === 'STRONG')) {
+      expect(r.reasons.join(' ')).toMatch(/after the better-rated additions/);
+    }
+  });
+
   it('ADD counts the open risk of the held shares at the stop they were bought with', () => {
     const s = pos('SSS', { stage: 2, shares: 10, price: 100, stop: 94, boughtStop: 80 });
     const r = rec(assess([s], { cash: 99_000 }).result, 'SSS');

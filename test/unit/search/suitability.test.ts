@@ -211,19 +211,21 @@ describe('suitabilityOf: alternatives', () => {
     expect(s.alternatives.map((a) => a.symbol)).not.toContain('H1');
   });
 
-  it('are sized with the available cash as budget', () => {
-    // A looser open-risk limit, so the holdings' $2,000 of open risk leaves room in a small book.
-    const s = suitabilityOf(book({ cash: 3_000, risk: { max_risk_per_trade: 0.1, max_portfolio_risk: 1 } }), m, ticker);
-    expect(s.alternatives.length).toBeGreaterThan(0);
-    for (const a of s.alternatives) {
+  it('are sized and scored as the ticker is: their own limits, whatever cash or risk room is left', () => {
+    // Plenty of room, little room, none: the same alternatives, the same sizes.
+    const roomy = suitabilityOf(book({ cash: 3_000, risk: { max_risk_per_trade: 0.1, max_portfolio_risk: 1 } }), m, ticker);
+    expect(roomy.alternatives.length).toBeGreaterThan(0);
+    for (const a of roomy.alternatives) {
       expect(a.shares).toBeGreaterThanOrEqual(1);
-      expect(a.fit_score).toBeGreaterThan(s.fit_score);
-      expect(cents(a.position_value)).toBeLessThanOrEqual(cents(3_000));
+      expect(a.fit_score).toBeGreaterThan(roomy.fit_score);
+      expect(a.reasons.join(' ')).toMatch(/limited by (max_position_size|max_risk_per_trade)/);
     }
-    expect(s.alternatives[0].reasons.join(' ')).toContain('limited by cash');
-    // Without cash they are sized as the ticker is (cash not a limit).
     const none = suitabilityOf(book({ cash: 0, risk: { max_portfolio_risk: 1 } }), m, ticker);
     expect(none.alternatives.map((a) => a.symbol)).toEqual(['ALT1', 'ALT2', 'ALT3']);
     for (const a of none.alternatives) expect(a.shares).toBeGreaterThan(0);
+    // The book's open risk spent: the ticker has no room now, and the better alternatives are still named.
+    const spent = suitabilityOf(book({ cash: 3_000, risk: { max_portfolio_risk: 0.0001 } }), m, ticker);
+    expect(spent.suggested_shares).toBe(0);
+    expect(spent.alternatives.map((a) => a.symbol)).toEqual(none.alternatives.map((a) => a.symbol));
   });
 });
