@@ -7,7 +7,7 @@ import { bookState, sizeIdea } from '../../../subgraphs/search/engine/book.js';
 import { correlation } from '../../../subgraphs/search/engine/returns.js';
 import { HIGH_CORRELATION, NEAR_CAP, SUITABLE_FROM, UNSUITABLE_BELOW, suitabilityOf } from '../../../subgraphs/search/engine/suitability.js';
 import type { PortfolioView } from '../../../subgraphs/search/engine/types.js';
-import { cand, cents, holding, market, noise, portfolio, seriesFromReturns, type CandidateSpec, type PortfolioSpec } from './fixtures.js';
+import { cand, holding, market, noise, portfolio, seriesFromReturns, type CandidateSpec, type PortfolioSpec } from './fixtures.js';
 
 const N = 150;
 const r1 = noise(N, 51);
