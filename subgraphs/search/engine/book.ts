@@ -23,13 +23,16 @@
  * - max_portfolio_risk: (max_portfolio_risk x V - the book's open risk) / (entry - stop) shares.
  * The limit that gives the fewest shares is reported as `bound`.
  *
- * Fit (`ideaFor`), in score points; the quality is the allocation engine's HYBRID_WEIGHTED blend
+ * Fit (`scoreIdea`; `ideaFrom` writes the idea out with its reasons, `ideaFor` does both), in score
+ * points; the quality is the allocation engine's HYBRID_WEIGHTED blend
  * (hybridBlend: 0.35 stage x strength, 0.35 conviction, 0.20 Kelly edge, 0.10 relative strength, 0..1):
  *   fit_score = quality
  *             - 0.25 x max(0, correlation with the book's returns)      (unknown: counted as 0.5)
  *             - 2 x max(0, sector weight after - sector limit)          (limit: the cap, else 0.35)
  *             - 2 x max(0, added annualised volatility of the book)
- * With an empty book the correlation part is 0. Rounded to 4 decimals; ties break by symbol.
+ * With an empty book the correlation part is 0. Rounded to 4 decimals; ties break by symbol. The fit
+ * is never above the quality, which lets `topRanked` find the first k of a ranking without scoring
+ * every name.
  */
 import { hybridBlend } from '../../allocation/engine/optimizer.js';
 import { DEFAULT_SECTOR_KEY, type Candidate } from '../../allocation/engine/types.js';
