@@ -163,7 +163,10 @@ function within<T>(promise: Promise<T>, ms: number, step: string, output: () => 
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-it('Ctrl-C while a large response is being read: the response arrives in full, then the process exits 0', async () => {
+it.each([
+  ['Ctrl-C', 'SIGINT'],
+  ['SIGTERM (how orchestrators stop a process)', 'SIGTERM'],
+] as const)('%s while a large response is being read: the response arrives in full, then the process exits 0', async (_label, signal) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-drain-'));
   // Ten years of bars: a response of several MB, more than loopback socket buffers take.
   // A several-MB response on purpose: lift the GraphQL cost limit that would refuse it.
@@ -191,7 +194,7 @@ it('Ctrl-C while a large response is being read: the response arrives in full, t
   });
   // The body is complete on the server and being written when the signal arrives.
   await within(headers, 30_000, 'response headers', running.output);
-  running.child.kill('SIGINT');
+  running.child.kill(signal);
   await new Promise((r) => setTimeout(r, 300));
   resume();
   const text = await within(done, 30_000, 'response body', running.output);
