@@ -16,7 +16,8 @@ import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000', LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' });
+// OIDC_ENFORCE=false: hunt and cash hunt answer without an identity provider (the store is what is tested here).
+const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000', OIDC_ENFORCE: 'false', LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' });
 const health = (platform: RunningPlatform, origin: 'analysis' | 'allocation' | 'search') => request(`${platform.urls[origin]}/health`);
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
@@ -64,6 +65,12 @@ describe('health with the embedded store closed', () => {
     });
     expect(optimize.status).toBe(503);
     expectErrorShape(optimize.body, 'SERVICE_UNAVAILABLE');
+    // Hunt and cash hunt: a store that cannot answer is 503, never a 400 "unknown portfolio".
+    for (const route of ['hunt', 'cash-hunt']) {
+      const res = await request(`${platform.urls.search}/api/v1/portfolios/${route}?portfolio_id=8d3f3c1e-6f3a-4a55-9a57-0c3c1e2b9d10`);
+      expect(res.status).toBe(503);
+      expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
+    }
   });
 });
 
@@ -166,5 +173,32 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     expect(await count()).toBe(before + 1);
     expect((await optimize()).body.portfolio_id).toBe(back.body.portfolio_id);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('hunt and cash hunt answer 503 while the database is cut, and serve the portfolio once it is back', async () => {
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'p' });
+    const stored = await request<Record<string, unknown>>(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'hunted through an outage', total_capital: 50000 }),
+    });
+    expect(stored.status).toBe(200);
+    const hunt = (route: string) => request(`${platform.urls.search}/api/v1/portfolios/${route}?portfolio_id=${stored.body.portfolio_id as string}`);
+    // Past the universe's 1 s check interval, so the search origin must ask the store.
+    await new Promise((r) => setTimeout(r, 1100));
+
+    await proxy.cut();
+    const started = Date.now();
+    for (const route of ['hunt', 'cash-hunt']) {
+      const res = await hunt(route);
+      expect(res.status).toBe(503);
+      expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
+      expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
+    }
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    await proxy.restore();
+    expect((await eventually(() => hunt('hunt'), (r) => r.status === 200, 5000)).status).toBe(200);
+    expect((await hunt('cash-hunt')).status).toBe(200);
   });
 });
