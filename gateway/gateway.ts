@@ -4,6 +4,8 @@
  * to each subgraph and bounds every subgraph call by a timeout.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { FastifyInstance } from 'fastify';
@@ -24,11 +26,83 @@ export interface GatewayContext {
 
 export const SUPERGRAPH_FILE = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
-type Fetcher = NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher'];
+type Fetcher = NonNullable<NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher']>;
+type FetcherResponse = Awaited<ReturnType<Fetcher>>;
 
-/** fetch with a deadline: a slow or hung subgraph fails its part of the plan instead of the whole request hanging. */
-function fetchWithTimeout(timeoutMs: number): Fetcher {
-  return ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as Fetcher;
+/** A subgraph's whole answer, read into memory (what RemoteGraphQLDataSource needs of a fetch Response). */
+class SubgraphResponse implements FetcherResponse {
+  readonly redirected = false;
+  bodyUsed = false;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    private readonly body: Buffer,
+  ) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  async text(): Promise<string> {
+    this.bodyUsed = true;
+    return this.body.toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    this.bodyUsed = true;
+    return this.body.buffer.slice(this.body.byteOffset, this.body.byteOffset + this.body.byteLength) as ArrayBuffer;
+  }
+
+  clone(): SubgraphResponse {
+    return new SubgraphResponse(this.url, this.status, this.statusText, this.headers, this.body);
+  }
+}
+
+/**
+ * Subgraph calls over node:http with keep-alive connections, each bounded by a deadline for the whole
+ * answer (headers and body): a slow or hung subgraph fails its part of the plan instead of the whole
+ * request hanging. The WHATWG fetch this replaced spent more CPU per call on streams and abort
+ * signals than the gateway spent on everything else (bench:gateway).
+ */
+function keepAliveFetcher(timeoutMs: number): Fetcher {
+  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  return ((url: string, init?: { method?: string; headers?: Record<string, string>; body?: string | Buffer }) =>
+    new Promise<SubgraphResponse>((resolve, reject) => {
+      const target = new URL(url);
+      const client = target.protocol === 'https:' ? https : http;
+      const req = client.request(target, { method: init?.method ?? 'GET', headers: init?.headers, agent: agents[target.protocol as 'http:' | 'https:'] }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(deadline);
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+            else if (value !== undefined) headers.set(name, value);
+          }
+          resolve(new SubgraphResponse(url, res.statusCode ?? 0, res.statusMessage ?? '', headers, Buffer.concat(chunks)));
+        });
+        res.on('error', fail);
+      });
+      function fail(err: Error) {
+        clearTimeout(deadline);
+        reject(err);
+      }
+      const deadline = setTimeout(() => {
+        const err = new Error(`subgraph timeout after ${timeoutMs} ms`);
+        err.name = 'TimeoutError';
+        req.destroy(err);
+      }, timeoutMs);
+      req.on('error', fail);
+      req.end(init?.body);
+    })) as unknown as Fetcher;
 }
 
 class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
@@ -89,10 +163,11 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
 
 export function createGateway(options: { supergraphSdl: string; subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number }): ApolloGateway {
   const urls: Record<string, string> = options.subgraphUrls;
+  const fetcher = keepAliveFetcher(options.subgraphTimeoutMs);
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService: ({ name, url }) =>
-      new ForwardingDataSource(name, { url: urls[name] ?? url, fetcher: fetchWithTimeout(options.subgraphTimeoutMs) }),
+      new ForwardingDataSource(name, { url: urls[name] ?? url, fetcher }),
   });
 }
 
