@@ -185,13 +185,29 @@ function requestErrorsPlugin(log: FastifyBaseLogger): ApolloServerPlugin<BaseCon
   };
 }
 
-/** Refuses an operation whose estimated cost (with its variables) is above the maximum. */
+/** Variable sets remembered per document by the cost check (the most recent ones). */
+const COST_MEMO_PER_DOCUMENT = 32;
+
+/**
+ * Refuses an operation whose estimated cost (with its variables) is above the maximum. An accepted
+ * (document, operation, variables) is remembered: Apollo Server hands the same parsed document to
+ * every request with the same query text, so a repeated operation skips the estimate (a refusal is
+ * always computed again).
+ */
 function costLimitPlugin(maxCost: number): ApolloServerPlugin<BaseContext> {
+  const accepted = new WeakMap<object, Set<string>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, request }) {
+          const key = `${request.operationName ?? ''}|${JSON.stringify(request.variables ?? {})}`;
+          const seen = accepted.get(document);
+          if (seen?.has(key)) return;
           checkOperationCost(schema, document, request.operationName ?? undefined, request.variables, maxCost);
+          const set = seen ?? new Set<string>();
+          if (!seen) accepted.set(document, set);
+          if (set.size >= COST_MEMO_PER_DOCUMENT) set.delete(set.values().next().value as string);
+          set.add(key);
         },
       };
     },
