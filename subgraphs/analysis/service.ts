@@ -25,9 +25,11 @@
  * pipeline stores a newer snapshot, unless the pipeline calls invalidateSnapshots() after writing (which
  * a process can only do for its own cache: other replicas catch up within the TTL). Concurrent misses
  * for a symbol share one query, and misses within one event-loop turn are fetched in one statement.
- * Dated (historical) reads are not cached: they never change once written.
+ * Dated (historical) reads are not cached: they never change once written. A security's profile
+ * (name, sector) is kept for the same TTL: a frontend's security page asks for it on every view.
  */
 import type { Db } from '../platform/db.js';
+import { BoundedCache } from '../platform/bounded-cache.js';
 import { AppError } from '../platform/errors.js';
 import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
 import { page, pageSize, parseIsoDate, type Page } from '../platform/validation.js';
@@ -90,6 +92,9 @@ export interface SnapshotPageOptions {
 
 export class AnalysisService {
   private readonly latest: LatestSnapshotCache;
+  /** Security profiles read within the TTL (bounded like the latest documents). */
+  private readonly profiles: BoundedCache<string, { expires: number; value: Promise<SecurityRecord | null> }>;
+  private readonly clock: () => number;
 
   constructor(
     private readonly db: Db,
@@ -99,6 +104,8 @@ export class AnalysisService {
     const ttl = options.snapshotCacheTtlMs ?? DEFAULT_SNAPSHOT_CACHE_TTL_MS;
     if (!Number.isFinite(ttl) || ttl < 0) throw new RangeError(`snapshotCacheTtlMs must be >= 0 (got ${ttl})`);
     this.latest = new LatestSnapshotCache(db, ttl, options.snapshotCacheMaxSymbols ?? DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS, options.now ?? Date.now);
+    this.profiles = new BoundedCache(options.snapshotCacheMaxSymbols ?? DEFAULT_SNAPSHOT_CACHE_MAX_SYMBOLS);
+    this.clock = options.now ?? Date.now;
   }
 
   /** Milliseconds a latest document may be served from memory. */
@@ -124,7 +131,16 @@ export class AnalysisService {
   async getSecurity(principal: Principal, rawSymbol: string): Promise<SecurityRecord | null> {
     const symbol = this.symbol(rawSymbol);
     if (symbol !== this.demoSymbol) requirePartner(principal, `security ${symbol}`);
-    return store.findSecurity(this.db, symbol);
+    const ttl = this.latest.ttlMs;
+    if (ttl === 0) return store.findSecurity(this.db, symbol);
+    const now = this.clock();
+    const hit = this.profiles.get(symbol);
+    if (hit && hit.expires > now) return hit.value;
+    const value = store.findSecurity(this.db, symbol);
+    const entry = { expires: now + ttl, value };
+    this.profiles.set(symbol, entry);
+    value.catch(() => this.profiles.get(symbol) === entry && this.profiles.delete(symbol));
+    return value;
   }
 
   async listSecurities(principal: Principal, options: { sector?: string | null; first?: number | null; after?: string | null }): Promise<Page<SecurityRecord>> {
@@ -230,6 +246,8 @@ export class AnalysisService {
    */
   invalidateSnapshots(symbols?: readonly string[]): void {
     this.latest.invalidate(symbols);
+    if (symbols) for (const s of symbols) this.profiles.delete(s);
+    else this.profiles.clear();
   }
 
   /** 404 that says what is stored, so a caller can tell a missing date from a symbol without analysis. */

@@ -36,6 +36,10 @@ export class BoundedCache<K, V> {
     this.entries.delete(key);
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   /** The cached value, or `compute()`'s: a promise that fails is forgotten, so the next call computes again. */
   memo(key: K, compute: () => V): V {
     const hit = this.get(key);

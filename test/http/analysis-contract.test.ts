@@ -488,6 +488,29 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
       now += 2;
       expect(await latestDate()).toBe(next);
     });
+
+    it("a security's profile is kept for the same TTL, and invalidateSnapshots forgets it", async () => {
+      const symbol = 'PROF';
+      const write = (name: string) => upsertSecurities(store.db, [{ symbol, name, sector: 'Energy', subIndustry: null, assetType: 'EQUITY', dataSource: 'synthetic' }]);
+      await write('Profile Corp');
+      let now = 1_000_000;
+      const service = new AnalysisService(store.db, config.demo.symbol, { snapshotCacheTtlMs: 5_000, now: () => now });
+      const partnerPrincipal: PartnerPrincipal = { kind: 'partner', partnerId: 'p', claims: {} };
+      const name = async () => (await service.getSecurity(partnerPrincipal, symbol))?.name;
+      expect(await name()).toBe('Profile Corp');
+      await write('Profile Corp (renamed)');
+      now += 4_999;
+      expect(await name()).toBe('Profile Corp');
+      now += 2;
+      expect(await name()).toBe('Profile Corp (renamed)');
+      await write('Profile Corp (again)');
+      service.invalidateSnapshots([symbol]);
+      expect(await name()).toBe('Profile Corp (again)');
+      // TTL 0: every read asks the store.
+      const uncached = new AnalysisService(store.db, config.demo.symbol, { snapshotCacheTtlMs: 0 });
+      await write('Profile Corp (live)');
+      expect((await uncached.getSecurity(partnerPrincipal, symbol))?.name).toBe('Profile Corp (live)');
+    });
   });
 });
 
