@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AllocationService } from '../subgraphs/allocation/service.js';
+import { UniverseCache } from '../subgraphs/allocation/universe.js';
 import { buildAllocationSubgraph } from '../subgraphs/allocation/graphql/schema.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';
 import { analysisRoutes } from './analysis-routes.js';
@@ -192,8 +193,22 @@ export async function buildAnalysisOrigin(deps: OriginDeps, options: AnalysisOri
   return app;
 }
 
+/**
+ * The candidate universe of a store, one per process: the allocation and search origins of `npm start`
+ * read every newest snapshot (and the closes they need) once between them, not once each.
+ */
+const universeCaches = new WeakMap<Db, Map<number, UniverseCache>>();
+function universeCacheFor(deps: OriginDeps): UniverseCache {
+  const ttlMs = deps.config.allocation.universeTtlMs;
+  let byTtl = universeCaches.get(deps.db);
+  if (!byTtl) universeCaches.set(deps.db, (byTtl = new Map()));
+  let cache = byTtl.get(ttlMs);
+  if (!cache) byTtl.set(ttlMs, (cache = new UniverseCache(deps.db, ttlMs)));
+  return cache;
+}
+
 export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const allocation = new AllocationService(deps.db, { universeTtlMs: deps.config.allocation.universeTtlMs });
+  const allocation = new AllocationService(deps.db, { universes: universeCacheFor(deps) });
   let app: FastifyInstance | undefined;
   const authenticate = partnerAuthenticator(deps, deps.config.auth.audiences.allocation, () => app?.log);
   const subgraph = await buildAllocationSubgraph(allocation);
@@ -210,7 +225,7 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
 }
 
 export async function buildSearchOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const search = new SearchService(deps.db, { universeTtlMs: deps.config.allocation.universeTtlMs });
+  const search = new SearchService(deps.db, { universes: universeCacheFor(deps) });
   let app: FastifyInstance | undefined;
   const authenticate = oidcAuthenticator(deps, () => app?.log);
   const subgraph = await buildSearchSubgraph(search);

@@ -95,6 +95,8 @@ export interface AllocationServiceOptions {
   now?: () => Date;
   /** How long the candidate universe is used before the store is asked whether it changed (default 1 s; 0: every optimize). */
   universeTtlMs?: number;
+  /** The candidate universe to use, shared with other services of the process (default: one of its own). */
+  universes?: UniverseCache;
 }
 
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -111,7 +113,7 @@ export class AllocationService {
     options: AllocationServiceOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
-    this.universes = new UniverseCache(db, options.universeTtlMs ?? 1000);
+    this.universes = options.universes ?? new UniverseCache(db, options.universeTtlMs ?? 1000);
   }
 
   strategies(): readonly StrategyInfo[] {

@@ -37,7 +37,7 @@ import { UniverseCache, type Universe } from '../allocation/universe.js';
 import { BoundedCache } from '../platform/bounded-cache.js';
 import { generalAssessment } from './engine/assessment.js';
 import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
-import { HUNT_MODES, PAGINATION, paginate, type HuntMode } from './engine/pagination.js';
+import { HUNT_MODES, PAGINATION, pageFields, pageWindow, paginate, type HuntMode } from './engine/pagination.js';
 import { replacementsFor } from './engine/replacement.js';
 import { ReturnsIndex, buildCalendar } from './engine/returns.js';
 import { suitabilityOf } from './engine/suitability.js';
@@ -97,6 +97,8 @@ export interface CashHuntResponse {
 export interface SearchServiceOptions {
   /** How long the candidate universe is used before the store is asked whether it changed (default 1 s). */
   universeTtlMs?: number;
+  /** The candidate universe to use, shared with other services of the process (default: one of its own). */
+  universes?: UniverseCache;
   /** Stored portfolios kept in memory (default 10,000). */
   maxPortfolios?: number;
   /** Answers kept in memory (default 2,000; 0: every call computes its answer). */
@@ -139,7 +141,7 @@ export class SearchService {
     private readonly db: Db,
     options: SearchServiceOptions = {},
   ) {
-    this.universes = new UniverseCache(db, options.universeTtlMs ?? 1000);
+    this.universes = options.universes ?? new UniverseCache(db, options.universeTtlMs ?? 1000);
     this.portfolios = new BoundedCache(options.maxPortfolios ?? 10_000);
     const maxAnswers = options.maxAnswers ?? 2_000;
     this.answers = maxAnswers > 0 ? new BoundedCache(maxAnswers) : null;
@@ -166,7 +168,7 @@ export class SearchService {
   private async computeHunt(portfolio: PortfolioView, universe: Universe, p: ParsedParams, naming: ParamNaming): Promise<HuntResponse> {
     const market = await this.marketFor(universe, portfolio, p.symbol && p.mode === 'interest' ? [p.symbol] : []);
     const names = FIELD_NAMES[naming];
-    const window = { offset: (p.page - 1) * p.pageSize, limit: p.pageSize };
+    const window = pageWindow(p.page, p.pageSize);
     const respond = (
       mode: HuntMode,
       analyses: Pick<HuntResponse, 'general_assessment' | 'replacement_analysis' | 'suitability_analysis'>,
@@ -176,10 +178,7 @@ export class SearchService {
       portfolio_name: portfolio.name,
       hunt_mode: mode,
       ...analyses,
-      page: p.page,
-      page_size: p.pageSize,
-      total_recommendations: total,
-      has_more: window.offset + window.limit < total,
+      ...pageFields(p.page, p.pageSize, total),
       analysis_date: market.analysis_date,
     });
 
@@ -219,7 +218,7 @@ export class SearchService {
         available_cash: result.available_cash,
         total_capital: portfolio.total_capital,
         recommendations: slice.items,
-        ...pageFields(slice),
+        ...pageFields(p.page, p.pageSize, slice.total),
         cash_after: result.cash_after,
         notes: result.notes,
         analysis_date: market.analysis_date,
@@ -321,9 +320,6 @@ function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
 }
 
-function pageFields(slice: { page: number; page_size: number; total: number; has_more: boolean }) {
-  return { page: slice.page, page_size: slice.page_size, total_recommendations: slice.total, has_more: slice.has_more };
-}
 
 /** The owner whose portfolios the caller may read: the OIDC subject; null (any) when callers are not identified. */
 function ownerOf(principal: Principal): string | null {

@@ -6,16 +6,8 @@
  */
 import { JSONObjectResolver, SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { PageInfo } from '../../platform/graphql-types.js';
+import { PageInfo, SecurityReference } from '../../platform/graphql-types.js';
 import { AllocationStrategyEnum } from './enums.js';
-
-/** A reference to the analysis subgraph's entity: only its key lives here. */
-@Directive('@key(fields: "symbol", resolvable: false)')
-@ObjectType('Security')
-export class SecurityReference {
-  @Field(() => String)
-  symbol!: string;
-}
 
 @ObjectType({ description: 'Risk settings; in a portfolio, the effective ones the optimizer used' })
 export class RiskSettingsType {

@@ -65,7 +65,7 @@ export function daysBetween(from: string, to: string): number {
  * The recommendation for one position. `room` is the cash, open risk and sector values the ADDs
  * decided so far leave (a copy of the book's, updated here when this one adds).
  */
-function recommendationFor(p: Position, book: BookState, room: BookState, portfolio: PortfolioView, market: MarketView): HuntRecommendation {
+function recommendationFor(p: Position, book: BookState, room: BookState, market: MarketView): HuntRecommendation {
   const c: Candidate | undefined = p.candidate;
   const h = p.holding;
   const rated = rateHolding(p);
@@ -84,7 +84,7 @@ function recommendationFor(p: Position, book: BookState, room: BookState, portfo
     change = -h.shares;
     reasons.push(rated.stopHit ? 'the stop was hit: sell the position' : 'stage 4 declines: sell the position');
   } else if (c && rated.rating === 'WEAK') {
-    const best = replacementsFor(portfolio, market, h.symbol, { offset: 0, limit: REPLACEMENTS_SHOWN }).candidates;
+    const best = replacementsFor(book.portfolio, market, h.symbol, { offset: 0, limit: REPLACEMENTS_SHOWN }).candidates;
     // Compared in 1e-4 units: both scores are rounded to 4 decimals, their float sum is not.
     if (best.length && Math.round(best[0].fit_score * 1e4) >= Math.round(quality * 1e4) + Math.round(REPLACE_MARGIN * 1e4)) {
       type = 'REPLACE';
@@ -140,7 +140,8 @@ function recommendationFor(p: Position, book: BookState, room: BookState, portfo
   };
 }
 
-function concernsOf(book: BookState, portfolio: PortfolioView, market: MarketView): Concern[] {
+function concernsOf(book: BookState, market: MarketView): Concern[] {
+  const portfolio = book.portfolio;
   const out: Concern[] = [];
   const V = book.valueCents;
   // Sector concentration.
@@ -279,7 +280,7 @@ export function generalAssessment(portfolio: PortfolioView, market: MarketView):
   const quality = (p: Position) => (p.candidate ? qualityOf(p.candidate) : 0);
   const recommendations = [...book.positions]
     .sort((a, b) => quality(b) - quality(a) || bySymbol(a.holding.symbol, b.holding.symbol))
-    .map((p) => recommendationFor(p, book, room, portfolio, market))
+    .map((p) => recommendationFor(p, book, room, market))
     .sort((a, b) => ACTION_ORDER[a.type] - ACTION_ORDER[b.type] || b.score - a.score || bySymbol(a.symbol, b.symbol));
   const ratings = recommendations.map((r) => r.rating);
   return {
@@ -290,6 +291,6 @@ export function generalAssessment(portfolio: PortfolioView, market: MarketView):
     available_cash: fromCents(book.cashCents),
     portfolio_volatility: book.volatility === null ? null : round6(book.volatility),
     recommendations,
-    concerns: concernsOf(book, portfolio, market),
+    concerns: concernsOf(book, market),
   };
 }

@@ -39,6 +39,7 @@ import { DEFAULT_SECTOR_KEY, type Candidate } from '../../allocation/engine/type
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import { UNCLASSIFIED_SECTOR } from '../../allocation/engine/candidates.js';
 import { MIN_OVERLAP, annualVolatility, correlation, moments, volatilityWith, weightedSeries, type Moments } from './returns.js';
+import type { Window } from './pagination.js';
 import type { Holding, Idea, MarketView, PortfolioView } from './types.js';
 
 export const FIT_WEIGHTS = Object.freeze({ correlation: 0.25, sectorOverweight: 2, addedVolatility: 2 });
@@ -65,6 +66,8 @@ export interface BookState {
   cashCents: number;
   /** The positions in the book (without an excluded one), best-ranked first. */
   positions: Position[];
+  /** The excluded position (sold for cash), when one was excluded and is held. */
+  excluded: Position | undefined;
   sectorCents: Map<string, number>;
   riskCents: number;
   /** min(max_position_size, sector_caps.DEFAULT). */
@@ -105,6 +108,7 @@ export function bookState(portfolio: PortfolioView, market: MarketView, exclude?
   const cashCents = toCents(portfolio.available_cash);
   const valueCents = cashCents + all.reduce((sum, p) => sum + p.valueCents, 0);
   const positions = exclude === undefined ? all : all.filter((p) => p.holding.symbol !== exclude);
+  const excluded = exclude === undefined ? undefined : all.find((p) => p.holding.symbol === exclude);
   const sectorCents = new Map<string, number>();
   for (const p of positions) sectorCents.set(p.sector, (sectorCents.get(p.sector) ?? 0) + p.valueCents);
   const length = market.returns.length;
@@ -119,6 +123,7 @@ export function bookState(portfolio: PortfolioView, market: MarketView, exclude?
     valueCents,
     cashCents,
     positions,
+    excluded,
     sectorCents,
     riskCents: positions.reduce((sum, p) => sum + p.riskCents, 0),
     nameCap: Math.min(rs.max_position_size, typeof defaultCap === 'number' && Number.isFinite(defaultCap) ? defaultCap : 1),
@@ -305,14 +310,6 @@ export function topRanked(sized: ReadonlyArray<{ candidate: Candidate; size: Siz
   }
   return top;
 }
-
-/** Which part of a ranked list to write out: `offset` items skipped, at most `limit` kept. */
-export interface Window {
-  offset: number;
-  limit: number;
-}
-
-export const WHOLE_LIST: Window = { offset: 0, limit: Infinity };
 
 /** The window of a ranked list as ideas (only those are written out, with their reasons). */
 export function ideasIn(ranked: readonly Ranked[], book: BookState, window: Window): Idea[] {

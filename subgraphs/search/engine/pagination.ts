@@ -13,6 +13,32 @@ export type HuntMode = (typeof HUNT_MODES)[number]['mode'];
  */
 export const PAGINATION = { defaultPage: 1, defaultPageSize: 6, maxPageSize: 50, maxPage: 2_147_483_647 } as const;
 
+/** Which part of a ranked list to write out: `offset` items skipped, at most `limit` kept. */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+export const WHOLE_LIST: Window = { offset: 0, limit: Infinity };
+
+/** The items page `page` (1-based) of `pageSize` holds. */
+export function pageWindow(page: number, pageSize: number): Window {
+  return { offset: (page - 1) * pageSize, limit: pageSize };
+}
+
+/** The pagination fields of a hunt or cash-hunt response, for a ranked list of `total` items. */
+export interface PageFields {
+  page: number;
+  page_size: number;
+  total_recommendations: number;
+  has_more: boolean;
+}
+
+export function pageFields(page: number, pageSize: number, total: number): PageFields {
+  const { offset, limit } = pageWindow(page, pageSize);
+  return { page, page_size: pageSize, total_recommendations: total, has_more: offset + limit < total };
+}
+
 export interface PageSlice<T> {
   items: T[];
   page: number;
@@ -23,6 +49,6 @@ export interface PageSlice<T> {
 
 /** One page of a ranked list: items (page - 1) x size to page x size - 1. */
 export function paginate<T>(list: readonly T[], page: number, pageSize: number): PageSlice<T> {
-  const start = (page - 1) * pageSize;
-  return { items: list.slice(start, start + pageSize), page, page_size: pageSize, total: list.length, has_more: start + pageSize < list.length };
+  const { offset, limit } = pageWindow(page, pageSize);
+  return { items: list.slice(offset, offset + limit), page, page_size: pageSize, total: list.length, has_more: offset + limit < list.length };
 }

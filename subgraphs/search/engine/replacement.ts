@@ -14,15 +14,15 @@
  */
 import { fromCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
-import { WHOLE_LIST, bookState, heldSymbols, ideasIn, qualityOf, scoreIdea, sizeIdea, topRanked, type Size, type Window } from './book.js';
+import { bookState, heldSymbols, ideasIn, qualityOf, scoreIdea, sizeIdea, topRanked, type Size } from './book.js';
+import { WHOLE_LIST, type Window } from './pagination.js';
 import { rateHolding } from './rating.js';
 import type { MarketView, PortfolioView, ReplacementAnalysis } from './types.js';
 
 export function replacementsFor(portfolio: PortfolioView, market: MarketView, symbol: string, window: Window = WHOLE_LIST): ReplacementAnalysis {
-  const full = bookState(portfolio, market);
-  const position = full.positions.find((p) => p.holding.symbol === symbol);
-  if (!position) throw new RangeError(`${symbol} is not held`);
   const rest = bookState(portfolio, market, symbol);
+  const position = rest.excluded;
+  if (!position) throw new RangeError(`${symbol} is not held`);
   const freedCents = position.valueCents;
   const held = heldSymbols(portfolio);
   const sized: Array<{ candidate: Candidate; size: Size }> = [];

@@ -28,7 +28,8 @@
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
 import { correlation } from './returns.js';
-import { WHOLE_LIST, bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked, type Window } from './book.js';
+import { bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked } from './book.js';
+import { WHOLE_LIST, type Window } from './pagination.js';
 import type { MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
 
 export const UNSUITABLE_BELOW = 0.3;

@@ -6,14 +6,7 @@
  */
 import { SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-
-/** A reference to the analysis subgraph's entity: only its key lives here. */
-@Directive('@key(fields: "symbol", resolvable: false)')
-@ObjectType('Security')
-export class SecurityReference {
-  @Field(() => String)
-  symbol!: string;
-}
+import { SecurityReference } from '../../platform/graphql-types.js';
 
 @ObjectType('SearchIdea', { description: 'A new position for the portfolio: a replacement, a cash-hunt idea or a suitability alternative' })
 export class IdeaType {

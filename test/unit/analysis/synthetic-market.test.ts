@@ -10,6 +10,7 @@ import {
   type SyntheticMarket,
   type SyntheticMarketOptions,
 } from '../../../subgraphs/analysis/engine/synthetic-market.js';
+import { pearson as correlation } from '../../reference/statistics.js';
 
 const BASE: SyntheticMarketOptions = {
   seed: 42,
@@ -48,20 +49,6 @@ function logReturns(close: Float64Array): number[] {
   return out;
 }
 
-function correlation(x: number[], y: number[]): number {
-  const n = x.length;
-  const mx = x.reduce((a, b) => a + b, 0) / n;
-  const my = y.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) ** 2;
-    syy += (y[i] - my) ** 2;
-  }
-  return sxy / Math.sqrt(sxx * syy);
-}
 
 describe('prng', () => {
   it('is reproducible per (seed, stream), independent across streams, and in range', () => {

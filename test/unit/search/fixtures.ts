@@ -124,21 +124,7 @@ export function noise(n: number, seed: number, amp = 0.02): number[] {
   return out;
 }
 
-/** Population mean, variance and Pearson correlation, written straight from the definitions (two passes). */
-export function pearson(x: readonly number[], y: readonly number[]): number {
-  const n = x.length;
-  const mx = x.reduce((a, b) => a + b, 0) / n;
-  const my = y.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) ** 2;
-    syy += (y[i] - my) ** 2;
-  }
-  return sxy / Math.sqrt(sxx * syy);
-}
+export { pearson } from '../../reference/statistics.js';
 
 /** sqrt(252 x population variance), NaN counted as 0. */
 export function annualVol(x: ArrayLike<number>): number {
