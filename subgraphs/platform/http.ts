@@ -5,7 +5,7 @@
  */
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -366,8 +366,15 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
   const limits = mount.limits ?? DEFAULT_GRAPHQL_LIMITS;
   const apollo = new ApolloServer<Ctx>({
     ...executor,
-    // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on.
-    plugins: [requestErrorsPlugin(app.log), costLimitPlugin(limits.maxCost), ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : [])],
+    // Subgraphs send no inline traces (ftv1) unless a deployment turns usage reporting on. No type or
+    // field carries a cache hint, so the cache-control plugin (which wraps every resolver to compute a
+    // policy that is always "no cache") is off: Cache-Control headers are the same without it.
+    plugins: [
+      requestErrorsPlugin(app.log),
+      costLimitPlugin(limits.maxCost),
+      ApolloServerPluginCacheControlDisabled(),
+      ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : []),
+    ],
     validationRules: [...limitRules(limits), ...(env === 'production' && mount.schema ? [serviceSdlRule] : [])],
     parseOptions: { maxTokens: limits.maxTokens },
     allowBatchedHttpRequests: false,
