@@ -2,6 +2,7 @@
  * GraphQL object types more than one subgraph declares: value types (`@shareable` in each), and the
  * reference to the analysis subgraph's `Security` entity that other subgraphs' objects point to.
  */
+import 'reflect-metadata';
 import { Directive, Field, ObjectType } from 'type-graphql';
 
 @Directive('@shareable')

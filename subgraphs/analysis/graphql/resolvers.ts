@@ -102,7 +102,26 @@ function toPriceTarget(value: unknown): PriceTargetType | null {
   );
 }
 
+/**
+ * GraphQL forms of documents the service keeps in its latest-snapshot cache. A cached entry hands out
+ * the same parsed document object (its full or its public subset) for as long as it is cached, and the
+ * form depends only on that document and the entry's stored fields, so it is made once per document
+ * instead of on every read; documents read for one request (dated, history) are simply collected.
+ */
+const snapshotTypes = new WeakMap<JsonObject, { view: SnapshotView; type: AnalysisSnapshotType }>();
+
 export function toSnapshotType(view: SnapshotView): AnalysisSnapshotType {
+  const known = snapshotTypes.get(view.document);
+  if (known && sameStoredFields(known.view, view)) return known.type;
+  const type = snapshotTypeOf(view);
+  snapshotTypes.set(view.document, { view, type });
+  return type;
+}
+
+const sameStoredFields = (a: SnapshotView, b: SnapshotView): boolean =>
+  a.symbol === b.symbol && a.analysisDate === b.analysisDate && a.producedAt === b.producedAt && a.pipelineVersion === b.pipelineVersion && a.dataSource === b.dataSource && a.scope === b.scope;
+
+function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
   const d = view.document;
   return Object.assign(new AnalysisSnapshotType(), {
     symbol: view.symbol,

@@ -7,6 +7,7 @@
  * the REST read returns it to the same caller. A field whose key the caller may not see (auth-only and
  * extra keys, for unauthenticated callers) is null.
  */
+import 'reflect-metadata';
 import { JSONResolver, LocalDateResolver } from 'graphql-scalars';
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { PageInfo } from '../../platform/graphql-types.js';
