@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
@@ -26,148 +26,163 @@ export interface GatewayContext {
 
 export const SUPERGRAPH_FILE = path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql');
 
-type Fetcher = NonNullable<NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher']>;
-type FetcherResponse = Awaited<ReturnType<Fetcher>>;
+type SubgraphResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
 
-/** A subgraph's whole answer, read into memory (what RemoteGraphQLDataSource needs of a fetch Response). */
-class SubgraphResponse implements FetcherResponse {
-  readonly redirected = false;
-  bodyUsed = false;
+/** Where a subgraph's requests go: its URL as request options (parsed once), and a keep-alive agent. */
+interface SubgraphTarget {
+  client: typeof http | typeof https;
+  options: http.RequestOptions;
+}
 
-  constructor(
-    readonly url: string,
-    readonly status: number,
-    readonly statusText: string,
-    readonly headers: Headers,
-    private readonly body: Buffer,
-  ) {}
-
-  get ok(): boolean {
-    return this.status >= 200 && this.status < 300;
-  }
-
-  async text(): Promise<string> {
-    this.bodyUsed = true;
-    return this.body.toString('utf8');
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text()) as unknown;
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    this.bodyUsed = true;
-    return this.body.buffer.slice(this.body.byteOffset, this.body.byteOffset + this.body.byteLength) as ArrayBuffer;
-  }
-
-  clone(): SubgraphResponse {
-    return new SubgraphResponse(this.url, this.status, this.statusText, this.headers, this.body);
-  }
+/** What came back from a subgraph: status, the headers the error relay reads, and the whole body. */
+interface SubgraphAnswer {
+  status: number;
+  statusText: string;
+  contentType: string;
+  retryAfter: string | undefined;
+  body: string;
 }
 
 /**
- * Subgraph calls over node:http with keep-alive connections, each bounded by a deadline for the whole
- * answer (headers and body): a slow or hung subgraph fails its part of the plan instead of the whole
- * request hanging. The WHATWG fetch this replaced spent more CPU per call on streams and abort
- * signals than the gateway spent on everything else (bench:gateway).
+ * One POST over a keep-alive connection, bounded by a deadline for the whole answer (headers and
+ * body): a slow or hung subgraph fails its part of the plan instead of the whole request hanging.
  */
-function keepAliveFetcher(timeoutMs: number): Fetcher {
-  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  return ((url: string, init?: { method?: string; headers?: Record<string, string>; body?: string | Buffer }) =>
-    new Promise<SubgraphResponse>((resolve, reject) => {
-      const target = new URL(url);
-      const client = target.protocol === 'https:' ? https : http;
-      const req = client.request(target, { method: init?.method ?? 'GET', headers: init?.headers, agent: agents[target.protocol as 'http:' | 'https:'] }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(deadline);
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-            else if (value !== undefined) headers.set(name, value);
-          }
-          resolve(new SubgraphResponse(url, res.statusCode ?? 0, res.statusMessage ?? '', headers, Buffer.concat(chunks)));
-        });
-        res.on('error', fail);
-      });
-      function fail(err: Error) {
+function post(target: SubgraphTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SubgraphAnswer> {
+  return new Promise((resolve, reject) => {
+    headers['content-length'] = String(Buffer.byteLength(body));
+    const req = target.client.request({ ...target.options, method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
         clearTimeout(deadline);
-        reject(err);
-      }
-      const deadline = setTimeout(() => {
-        const err = new Error(`subgraph timeout after ${timeoutMs} ms`);
-        err.name = 'TimeoutError';
-        req.destroy(err);
-      }, timeoutMs);
-      req.on('error', fail);
-      req.end(init?.body);
-    })) as unknown as Fetcher;
+        const retryAfter = res.headers['retry-after'];
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          contentType: res.headers['content-type'] ?? '',
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+      });
+      res.on('error', fail);
+    });
+    function fail(err: Error) {
+      clearTimeout(deadline);
+      reject(err);
+    }
+    const deadline = setTimeout(() => req.destroy(new Error(`subgraph timeout after ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', fail);
+    req.end(body);
+  });
 }
 
-class ForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+const isJson = (contentType: string): boolean => /^application\/(graphql-response\+)?json/i.test(contentType);
+
+type RelayedBody = {
+  errors?: Array<{ message?: unknown; extensions?: { code?: unknown; details?: unknown } }>;
+  error?: unknown;
+  code?: unknown;
+  details?: unknown;
+};
+
+/**
+ * The gateway's client for one subgraph: the GraphQL-over-HTTP POST that @apollo/gateway's query plan
+ * asks for (query, variables, operationName, extensions, and any header the plan adds, such as the
+ * inline-trace request), with the caller's Authorization, trace and address headers forwarded.
+ *
+ * It stands in for RemoteGraphQLDataSource, whose per-call WHATWG fetch, node-fetch Request and
+ * Headers objects cost more CPU than the gateway spent on everything else (bench:gateway). The plan,
+ * its execution and the merging of results stay @apollo/gateway's.
+ *
+ * Failures, so that the rest of the plan still answers:
+ * - unreachable, no whole answer within the timeout, a 5xx, or a 2xx that is not a JSON object:
+ *   SERVICE_UNAVAILABLE naming the subgraph, never its address, the socket error or the body;
+ * - a refusal (4xx): the subgraph's own error, from a GraphQL errors body or (a rate limit, which acts
+ *   before GraphQL) the REST error shape with its registry code and Retry-After.
+ */
+export class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
+  private readonly target: SubgraphTarget;
+
   constructor(
     private readonly subgraph: string,
-    options: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
+    url: string,
+    private readonly timeoutMs: number,
+    agent: http.Agent,
   ) {
-    super(options);
+    const u = new URL(url);
+    this.target = {
+      client: u.protocol === 'https:' ? https : http,
+      options: { protocol: u.protocol, hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined, agent },
+    };
   }
 
-  /**
-   * A subgraph that cannot be reached, does not answer (or finish its answer) within the timeout, or
-   * answers 5xx: its part of the plan fails with SERVICE_UNAVAILABLE naming the subgraph, never its
-   * address or the socket error; the other subgraphs' data is still returned.
-   */
-  override didEncounterError(error: Error, _request: unknown, response?: { status?: number }): void {
-    if (error instanceof GraphQLError && typeof error.extensions.code === 'string' && error.extensions.code in ERROR_CODES) throw error;
-    if (response === undefined || (response.status ?? 0) >= 500 || /abort|timeout/i.test(`${error.name} ${error.message}`)) {
-      throw new GraphQLError(`The ${this.subgraph} service is unavailable; try again shortly`, {
-        extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no usable answer from the subgraph' }] },
-      });
+  async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
+    const { request } = options;
+    if (!request.query) throw new Error('Missing query');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.http?.headers ?? []) headers[name] = value;
+    headers['content-type'] = 'application/json';
+    const context = options.context as Partial<GatewayContext>;
+    if (context.traceId) headers['x-trace-id'] = context.traceId;
+    if (context.authorization) headers.authorization = context.authorization;
+    if (context.traceparent) headers.traceparent = context.traceparent;
+    if (context.clientIp) headers['x-forwarded-for'] = context.clientIp;
+    const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
+
+    let answer: SubgraphAnswer;
+    try {
+      answer = await post(this.target, headers, body, this.timeoutMs);
+    } catch {
+      throw this.unavailable();
     }
-    throw error;
+    if (answer.status >= 500) throw this.unavailable();
+    const parsed: unknown = isJson(answer.contentType) ? parseJson(answer.body) : answer.body;
+    if (answer.status < 200 || answer.status >= 300) throw refusal(answer, parsed);
+    // An answer that is not a GraphQL response (a proxy's page, say) is no usable answer either.
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw this.unavailable();
+    return parsed as SubgraphResponse;
   }
 
-  /**
-   * A subgraph that refuses a fetch (4xx) explains why, in a GraphQL errors body or (a rate limit, which
-   * acts before GraphQL) in the REST error shape; relay that error with its registry code (made safe by
-   * the subgraph) instead of a bare HTTP status.
-   */
-  override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]): Promise<GraphQLError> {
-    const error = await super.errorFromResponse(response);
-    if (response.status >= 500) return error; // didEncounterError turns it into SERVICE_UNAVAILABLE
-    const body = (error.extensions.response as { body?: unknown } | undefined)?.body as
-      | { errors?: Array<{ message?: unknown; extensions?: { code?: unknown; details?: unknown } }>; error?: unknown; code?: unknown; details?: unknown }
-      | undefined;
-    const first = body?.errors?.[0];
-    if (first && typeof first.message === 'string') {
-      return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [] } });
-    }
-    if (body && typeof body.error === 'string' && typeof body.code === 'string' && body.code in ERROR_CODES) {
-      const retryAfter = response.headers.get('retry-after');
-      const details = [...(Array.isArray(body.details) ? body.details : []), ...(retryAfter ? [{ field: 'retry_after_seconds', message: retryAfter }] : [])];
-      return new GraphQLError(body.error, { extensions: { code: body.code, details } });
-    }
-    return error;
+  private unavailable(): GraphQLError {
+    return new GraphQLError(`The ${this.subgraph} service is unavailable; try again shortly`, {
+      extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no usable answer from the subgraph' }] },
+    });
   }
+}
 
-  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
-    const headers = request.http?.headers;
-    if (!headers || !context) return;
-    if ('traceId' in context && context.traceId) headers.set('x-trace-id', context.traceId);
-    if ('authorization' in context && context.authorization) headers.set('authorization', context.authorization);
-    if ('traceparent' in context && context.traceparent) headers.set('traceparent', context.traceparent);
-    if ('clientIp' in context && context.clientIp) headers.set('x-forwarded-for', context.clientIp);
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
+}
+
+/** A subgraph's 4xx as the caller's error: its first GraphQL error, its REST error, or the bare status. */
+function refusal(answer: SubgraphAnswer, parsed: unknown): GraphQLError {
+  const body = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as RelayedBody;
+  const first = body.errors?.[0];
+  if (first && typeof first.message === 'string') {
+    return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [] } });
+  }
+  if (typeof body.error === 'string' && typeof body.code === 'string' && body.code in ERROR_CODES) {
+    const details = [...(Array.isArray(body.details) ? body.details : []), ...(answer.retryAfter ? [{ field: 'retry_after_seconds', message: answer.retryAfter }] : [])];
+    return new GraphQLError(body.error, { extensions: { code: body.code, details } });
+  }
+  const code = answer.status === 401 ? 'UNAUTHENTICATED' : answer.status === 403 ? 'FORBIDDEN' : undefined;
+  return new GraphQLError(`${answer.status}: ${answer.statusText}`, { extensions: { code } });
 }
 
 export function createGateway(options: { supergraphSdl: string; subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number }): ApolloGateway {
   const urls: Record<string, string> = options.subgraphUrls;
-  const fetcher = keepAliveFetcher(options.subgraphTimeoutMs);
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
-    buildService: ({ name, url }) =>
-      new ForwardingDataSource(name, { url: urls[name] ?? url, fetcher }),
+    buildService: ({ name, url }) => {
+      const target = urls[name] ?? url;
+      if (!target) throw new Error(`No URL for the ${name} subgraph`);
+      return new SubgraphDataSource(name, target, options.subgraphTimeoutMs, target.startsWith('https:') ? agents.https : agents.http);
+    },
   });
 }
 

@@ -74,6 +74,28 @@ it('a subgraph that never answers: the same, within the subgraph timeout', async
   }
 });
 
+it('a subgraph that sends its headers and then stalls: the deadline covers the whole answer', async () => {
+  const stalled = new Set<http.ServerResponse>();
+  const slow = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"data":{"security":'); // and nothing more
+    stalled.add(res);
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  const port = (slow.address() as net.AddressInfo).port;
+  const platform = await gatewayWithAnalysisAt(`http://127.0.0.1:${port}/graphql`);
+  try {
+    const started = Date.now();
+    const res = await request<Body>(`${platform.urls.gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+    expect(Date.now() - started).toBeLessThan(3000); // SUBGRAPH_TIMEOUT_MS is 500
+    expectPartial(res, new RegExp(`:${port}\\b`));
+  } finally {
+    await platform.close();
+    for (const res of stalled) res.destroy();
+    await new Promise((resolve) => slow.close(resolve));
+  }
+});
+
 it('a subgraph that refuses the caller (429) or fails (503) is relayed as RATE_LIMITED or SERVICE_UNAVAILABLE', async () => {
   // A stand-in subgraph answering in the platform's REST error shape, as the rate limiter does.
   let status = 429;
