@@ -36,8 +36,8 @@ import { median, runRounds, type LoadJob } from './http-load.js';
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 120);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const WARMUP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2) * 1000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3) * 1000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET = 1.5;
 const QUERY = '{ security(symbol: "ACME") { symbol name sector analysis { analysisDate stage stageStrength signal confidence price } } }';
 
