@@ -16,7 +16,7 @@
  *      (default 50) keep-alive connections, warm-up, fixed window, rounds, medians; the stock gateway is
  *      the baseline of each round. CPU per request is the whole process's (gateways and subgraphs).
  *
- * Ratios only. The issue's target: our gateway at least 1.5 x the stock throughput.
+ * Ratios only. The target: the gateway origin at least 1.5 x the stock throughput.
  *
  *   npm run bench:gateway
  */

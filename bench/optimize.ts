@@ -24,7 +24,7 @@
  *      a child process (http-load.ts): keep-alive connections, warm-up, fixed window, rounds, median
  *      ratio.
  *
- * Ratios only: nothing here asserts a timing. Target from the issue: p50 under 100 ms at 5,000 symbols.
+ * Ratios only: nothing here asserts a timing. The target: p50 under 100 ms at 5,000 symbols.
  *
  *   npm run bench:optimize
  *   BENCH_SIZES=500 BENCH_CALLS=20 BENCH_SECONDS=3 npm run bench:optimize
