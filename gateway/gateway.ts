@@ -173,11 +173,20 @@ function refusal(answer: SubgraphAnswer, parsed: unknown): GraphQLError {
   return new GraphQLError(`${answer.status}: ${answer.statusText}`, { extensions: { code } });
 }
 
-export function createGateway(options: { supergraphSdl: string; subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number }): ApolloGateway {
+export function createGateway(options: {
+  supergraphSdl: string;
+  subgraphUrls: Record<Subgraph, string>;
+  subgraphTimeoutMs: number;
+  /** Answer a request carrying `Apollo-Query-Plan-Experimental` with its query plan (a debugging aid). */
+  exposeQueryPlans: boolean;
+}): ApolloGateway {
   const urls: Record<string, string> = options.subgraphUrls;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
+    // @apollo/gateway decides this from NODE_ENV, which a production deployment may not set; the plan
+    // names the subgraphs and how a query is split between them, so it follows APP_ENV like introspection.
+    __exposeQueryPlanExperimental: options.exposeQueryPlans,
     buildService: ({ name, url }) => {
       const target = urls[name] ?? url;
       if (!target) throw new Error(`No URL for the ${name} subgraph`);
@@ -191,6 +200,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     supergraphSdl,
     subgraphUrls: config.gateway.subgraphUrls,
     subgraphTimeoutMs: config.gateway.subgraphTimeoutMs,
+    exposeQueryPlans: config.env !== 'production',
   });
   return createOrigin<GatewayContext>({
     name: 'tradegraph-gateway',

@@ -128,6 +128,16 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
   });
 });
 
+it('outside production, the gateway shows the query plan of a request that asks for it', async () => {
+  const res = await request(`${platform.urls.gateway}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'apollo-query-plan-experimental': '1' },
+    body: JSON.stringify({ query: '{ security(symbol: "ACME") { symbol } }' }),
+  });
+  expect(res.status).toBe(200);
+  expect((res.body as { extensions?: { __queryPlanExperimental?: string } }).extensions?.__queryPlanExperimental).toMatch(/Fetch\(service: "analysis"\)/);
+});
+
 it('an entity fetch (_entities) costs its representations times its selection', async () => {
   const representations = Array.from({ length: 2000 }, () => ({ __typename: 'Security', symbol: 'ACME' }));
   const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Security { bars(first: 2000) { totalCount } } } }';
@@ -149,7 +159,7 @@ describe('in production', () => {
       DEMO_DATA: 'false',
       ANALYZE_ON_START: 'false',
     });
-    prod = await startPlatform(prodConfig, ['analysis'], { db: store.db });
+    prod = await startPlatform(prodConfig, ['analysis', 'gateway'], { db: store.db });
   });
   afterAll(async () => prod?.close());
 
@@ -158,6 +168,16 @@ describe('in production', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(res.text).not.toMatch(/type Query|Security/);
+  });
+
+  it('the gateway does not show query plans, whatever NODE_ENV says', async () => {
+    const res = await request(`${prod.urls.gateway}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'apollo-query-plan-experimental': '1' },
+      body: JSON.stringify({ query: '{ security(symbol: "ACME") { symbol } }' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/queryPlan|QueryPlan|Fetch\(service/);
   });
 
   it('introspection is off and errors name no fields of the schema', async () => {
