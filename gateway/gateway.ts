@@ -49,7 +49,6 @@ interface SubgraphAnswer {
  */
 function post(target: SubgraphTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SubgraphAnswer> {
   return new Promise((resolve, reject) => {
-    headers['content-length'] = String(Buffer.byteLength(body));
     const req = target.client.request({ ...target.options, method: 'POST', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -112,7 +111,14 @@ export class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
     const u = new URL(url);
     this.target = {
       client: u.protocol === 'https:' ? https : http,
-      options: { protocol: u.protocol, hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined, agent },
+      options: {
+        protocol: u.protocol,
+        hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), // an IPv6 literal without its brackets
+        port: u.port || undefined,
+        path: `${u.pathname}${u.search}`,
+        auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
+        agent,
+      },
     };
   }
 
@@ -128,6 +134,7 @@ export class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
     if (context.traceparent) headers.traceparent = context.traceparent;
     if (context.clientIp) headers['x-forwarded-for'] = context.clientIp;
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
+    headers['content-length'] = String(Buffer.byteLength(body));
 
     let answer: SubgraphAnswer;
     try {
