@@ -128,14 +128,18 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
   });
 });
 
-it('outside production, the gateway shows the query plan of a request that asks for it', async () => {
-  const res = await request(`${platform.urls.gateway}/graphql`, {
+/** A gateway query with the header that asks @apollo/gateway for its query plan. */
+const askForQueryPlan = (gateway: string) =>
+  request<{ extensions?: { __queryPlanExperimental?: string } }>(`${gateway}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'apollo-query-plan-experimental': '1' },
     body: JSON.stringify({ query: '{ security(symbol: "ACME") { symbol } }' }),
   });
+
+it('outside production, the gateway shows the query plan of a request that asks for it', async () => {
+  const res = await askForQueryPlan(platform.urls.gateway as string);
   expect(res.status).toBe(200);
-  expect((res.body as { extensions?: { __queryPlanExperimental?: string } }).extensions?.__queryPlanExperimental).toMatch(/Fetch\(service: "analysis"\)/);
+  expect(res.body.extensions?.__queryPlanExperimental).toMatch(/Fetch\(service: "analysis"\)/);
 });
 
 it('an entity fetch (_entities) costs its representations times its selection', async () => {
@@ -171,11 +175,7 @@ describe('in production', () => {
   });
 
   it('the gateway does not show query plans, whatever NODE_ENV says', async () => {
-    const res = await request(`${prod.urls.gateway}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'apollo-query-plan-experimental': '1' },
-      body: JSON.stringify({ query: '{ security(symbol: "ACME") { symbol } }' }),
-    });
+    const res = await askForQueryPlan(prod.urls.gateway as string);
     expect(res.status).toBe(200);
     expect(res.text).not.toMatch(/queryPlan|QueryPlan|Fetch\(service/);
   });
