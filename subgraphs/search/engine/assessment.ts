@@ -41,6 +41,7 @@ import { SECTOR_CONCENTRATION_LIMIT, bookState, qualityOf, sectorCap, sizeIdea, 
 import { replacementsFor } from './replacement.js';
 import { rateHolding } from './rating.js';
 import type { Concern, GeneralAssessment, HuntRecommendation, MarketView, PortfolioView, RecommendationType } from './types.js';
+import { bySymbol, pct, round4, round6 } from './numbers.js';
 
 export const REPLACE_MARGIN = 0.05;
 export const DRIFT_TOLERANCE = 0.1;
@@ -52,10 +53,6 @@ export const CASH_DRAG_THRESHOLD = 0.1;
 export const REPLACEMENTS_SHOWN = 3;
 
 const ACTION_ORDER: Record<RecommendationType, number> = { EXIT: 0, REPLACE: 1, TRIM: 2, ADD: 3, HOLD: 4 };
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
-const bySymbol = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);

@@ -41,6 +41,7 @@ import { UNCLASSIFIED_SECTOR } from '../../allocation/engine/candidates.js';
 import { MIN_OVERLAP, annualVolatility, correlation, moments, volatilityWith, weightedSeries, type Moments } from './returns.js';
 import type { Window } from './pagination.js';
 import type { Holding, Idea, MarketView, PortfolioView } from './types.js';
+import { bySymbol, round4, round6 } from './numbers.js';
 
 export const FIT_WEIGHTS = Object.freeze({ correlation: 0.25, sectorOverweight: 2, addedVolatility: 2 });
 /** Correlation assumed for a name whose returns cannot be measured (fewer than MIN_OVERLAP common days). */
@@ -78,8 +79,6 @@ export interface BookState {
   volatility: number | null;
 }
 
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 export function sectorOf(holding: Holding, candidate: Candidate | undefined): string {
   return holding.sector ?? candidate?.sector ?? UNCLASSIFIED_SECTOR;
@@ -294,7 +293,6 @@ export function byScore(a: Ranked, b: Ranked): number {
  */
 export function topRanked(sized: ReadonlyArray<{ candidate: Candidate; size: Size }>, count: number, score: (c: Candidate, shares: number) => IdeaScore): Ranked[] {
   if (!(count >= 1)) return [];
-  const bySymbol = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const order = sized
     .map((s) => ({ ...s, quality: qualityOf(s.candidate) }))
     .sort((a, b) => b.quality - a.quality || bySymbol(a.candidate.symbol, b.candidate.symbol));

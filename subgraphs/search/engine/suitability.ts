@@ -31,6 +31,7 @@ import { correlation } from './returns.js';
 import { bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked } from './book.js';
 import { WHOLE_LIST, type Window } from './pagination.js';
 import type { MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
+import { pct, round6 } from './numbers.js';
 
 export const UNSUITABLE_BELOW = 0.3;
 export const SUITABLE_FROM = 0.5;
@@ -38,8 +39,6 @@ export const HIGH_CORRELATION = 0.7;
 /** Sector weight after, as a fraction of its cap, from which the verdict is at most CAUTION. */
 export const NEAR_CAP = 0.9;
 
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: Candidate, window: Window = WHOLE_LIST): SuitabilityAnalysis {
   const full = bookState(portfolio, market);
