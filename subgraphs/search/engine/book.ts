@@ -41,7 +41,7 @@ import { UNCLASSIFIED_SECTOR } from '../../allocation/engine/candidates.js';
 import { MIN_OVERLAP, annualVolatility, correlation, moments, volatilityWith, weightedSeries, type Moments } from './returns.js';
 import type { Window } from './pagination.js';
 import type { Holding, Idea, MarketView, PortfolioView } from './types.js';
-import { bySymbol, round4, round6 } from './numbers.js';
+import { bySymbol, pct, round4, round6 } from './numbers.js';
 
 export const FIT_WEIGHTS = Object.freeze({ correlation: 0.25, sectorOverweight: 2, addedVolatility: 2 });
 /** Correlation assumed for a name whose returns cannot be measured (fewer than MIN_OVERLAP common days). */
@@ -238,8 +238,8 @@ export function ideaFrom(c: Candidate, book: BookState, size: Size, score: IdeaS
   else reasons.push(`correlation with the portfolio ${rho.toFixed(2)}${rho > 0 ? ` (-${(FIT_WEIGHTS.correlation * rho).toFixed(2)})` : ''}`);
   reasons.push(
     overweight > 0
-      ? `${c.sector} would be ${(sectorAfter * 100).toFixed(1)}% of the portfolio, above its ${(limit * 100).toFixed(1)}% limit (-${(FIT_WEIGHTS.sectorOverweight * overweight).toFixed(2)})`
-      : `${c.sector} would be ${(sectorAfter * 100).toFixed(1)}% of the portfolio (limit ${(limit * 100).toFixed(1)}%)`,
+      ? `${c.sector} would be ${pct(sectorAfter)} of the portfolio, above its ${pct(limit)} limit (-${(FIT_WEIGHTS.sectorOverweight * overweight).toFixed(2)})`
+      : `${c.sector} would be ${pct(sectorAfter)} of the portfolio (limit ${pct(limit)})`,
   );
   if (addedVol > 0) reasons.push(`adds ${(addedVol * 100).toFixed(2)} points of annual volatility (-${(FIT_WEIGHTS.addedVolatility * addedVol).toFixed(2)})`);
   else if (addedVol < 0) reasons.push(`lowers the portfolio's annual volatility by ${(-addedVol * 100).toFixed(2)} points`);
@@ -282,7 +282,7 @@ export interface Ranked {
 
 /** Ranking order: fit score descending, then symbol (the same order as byFit on the ideas). */
 export function byScore(a: Ranked, b: Ranked): number {
-  return b.score.fit - a.score.fit || (a.candidate.symbol < b.candidate.symbol ? -1 : a.candidate.symbol > b.candidate.symbol ? 1 : 0);
+  return b.score.fit - a.score.fit || bySymbol(a.candidate.symbol, b.candidate.symbol);
 }
 
 /**
@@ -316,7 +316,7 @@ export function ideasIn(ranked: readonly Ranked[], book: BookState, window: Wind
 
 /** Ranking order of ideas: fit score descending, then symbol. */
 export function byFit(a: Idea, b: Idea): number {
-  return b.fit_score - a.fit_score || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0);
+  return b.fit_score - a.fit_score || bySymbol(a.symbol, b.symbol);
 }
 
 /** The symbols a book holds (all holdings, an excluded one included). */

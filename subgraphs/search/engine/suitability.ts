@@ -31,7 +31,7 @@ import { correlation } from './returns.js';
 import { bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked } from './book.js';
 import { WHOLE_LIST, type Window } from './pagination.js';
 import type { MarketView, PortfolioView, SuitabilityAnalysis, Verdict } from './types.js';
-import { pct, round6 } from './numbers.js';
+import { pct, round4, round6 } from './numbers.js';
 
 export const UNSUITABLE_BELOW = 0.3;
 export const SUITABLE_FROM = 0.5;
@@ -65,7 +65,7 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
       if (p.holding.symbol === c.symbol) continue;
       const y = market.returns.returns(p.holding.symbol);
       const rho = y ? correlation(x, y) : null;
-      if (rho !== null && (mostCorrelated === null || rho > mostCorrelated.correlation)) mostCorrelated = { symbol: p.holding.symbol, correlation: Math.round(rho * 1e4) / 1e4 };
+      if (rho !== null && (mostCorrelated === null || rho > mostCorrelated.correlation)) mostCorrelated = { symbol: p.holding.symbol, correlation: round4(rho) };
     }
   }
 
