@@ -99,25 +99,26 @@ type RelayedBody = {
  * - a refusal (4xx): the subgraph's own error, from a GraphQL errors body or (a rate limit, which acts
  *   before GraphQL) the REST error shape with its registry code and Retry-After.
  */
-export class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
+class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
   private readonly target: SubgraphTarget;
 
   constructor(
     private readonly subgraph: string,
     url: string,
     private readonly timeoutMs: number,
-    agent: http.Agent,
+    agents: { http: http.Agent; https: https.Agent },
   ) {
     const u = new URL(url);
+    const secure = u.protocol === 'https:';
     this.target = {
-      client: u.protocol === 'https:' ? https : http,
+      client: secure ? https : http,
       options: {
         protocol: u.protocol,
         hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), // an IPv6 literal without its brackets
         port: u.port || undefined,
         path: `${u.pathname}${u.search}`,
         auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
-        agent,
+        agent: secure ? agents.https : agents.http,
       },
     };
   }
@@ -197,7 +198,7 @@ export function createGateway(options: {
     buildService: ({ name, url }) => {
       const target = urls[name] ?? url;
       if (!target) throw new Error(`No URL for the ${name} subgraph`);
-      return new SubgraphDataSource(name, target, options.subgraphTimeoutMs, target.startsWith('https:') ? agents.https : agents.http);
+      return new SubgraphDataSource(name, target, options.subgraphTimeoutMs, agents);
     },
   });
 }

@@ -20,7 +20,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
-import { page, pageSize, type Page } from '../platform/validation.js';
+import { page, type Page, pageSize, UUID_RE } from '../platform/validation.js';
 import { snakeToCamel, toPortfolioRequest, validateInput, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput } from './dto.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
@@ -100,7 +100,6 @@ export interface AllocationServiceOptions {
 }
 
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class AllocationService {
   private readonly now: () => Date;

@@ -35,3 +35,6 @@ export function page<T>(rows: T[], limit: number, total: number, cursor: (row: T
   const items = rows.slice(0, limit);
   return { items, total, hasMore: rows.length > limit, endCursor: items.length ? cursor(items[items.length - 1]) : null };
 }
+
+/** A UUID in its text form (any version, either case): portfolio ids. */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -42,6 +42,7 @@ import { replacementsFor } from './engine/replacement.js';
 import { ReturnsIndex, buildCalendar } from './engine/returns.js';
 import { suitabilityOf } from './engine/suitability.js';
 import type { CashHuntResult, GeneralAssessment, MarketView, PortfolioView, ReplacementAnalysis, SuitabilityAnalysis } from './engine/types.js';
+import { UUID_RE } from '../platform/validation.js';
 
 /** How violation details name fields: REST query parameters or GraphQL arguments. */
 export type ParamNaming = 'rest' | 'graphql';
@@ -105,7 +106,6 @@ export interface SearchServiceOptions {
   maxAnswers?: number;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE_RE = /^[0-9]{1,10}$/;
 const FIELD_NAMES: Record<ParamNaming, Record<keyof HuntParams, string>> = {
   rest: { portfolioId: 'portfolio_id', symbolReplace: 'symbol_replace', symbolInterest: 'symbol_interest', page: 'page', pageSize: 'page_size' },
