@@ -83,7 +83,11 @@ export interface Config {
   databaseUrl: string | undefined;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Deepest nesting of arrays and objects a request document (JSON body, GraphQL variables) may have. */
+  maxJsonDepth: number;
   dbHealthTimeoutMs: number;
+  /** Longest a request waits on the store (one statement, or a connection from the pool) before 503. */
+  dbQueryTimeoutMs: number;
   marketIndexSymbol: string;
   demo: DemoConfig;
   analysis: AnalysisConfig;
@@ -197,7 +201,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     logLevel,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    maxJsonDepth: int('MAX_JSON_DEPTH', 64, 2, 1000),
     dbHealthTimeoutMs: int('DB_HEALTH_TIMEOUT_MS', 2000, 50, 60_000),
+    dbQueryTimeoutMs: int('DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
     marketIndexSymbol: str('MARKET_INDEX_SYMBOL', 'TGMI').toUpperCase(),
     demo: {
       symbol: str('DEMO_SYMBOL', 'ACME').toUpperCase(),

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: 400,
   /** A GraphQL operation above a depth, alias, directive or cost limit (platform/graphql-limits). */
   QUERY_LIMIT_EXCEEDED: 400,
+  /** A request document (JSON body or GraphQL variables) nested deeper than MAX_JSON_DEPTH. */
+  REQUEST_TOO_DEEP: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -28,11 +30,21 @@ export const ERROR_CODES = {
   PORTFOLIO_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** The request did not arrive in full within the server's request or header timeout. */
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  /** A request target longer than the server accepts. */
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  /** Request headers larger than the server accepts. */
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
+  /** An HTTP version other than 1.0 and 1.1. */
+  HTTP_VERSION_NOT_SUPPORTED: 505,
   SERVICE_UNAVAILABLE: 503,
+  /** The embedded store's disk is full: writes are refused until space is freed (reads still work). */
+  STORAGE_FULL: 503,
   AUTH_NOT_CONFIGURED: 503,
 } as const;
 
