@@ -3,8 +3,13 @@
  * running it, so one request cannot ask for unbounded work:
  *
  *   max tokens      the parser stops after GRAPHQL_MAX_TOKENS tokens (graphql-js parse option)
- *   max depth       fields on the longest path (`{ a { b } }` is 2), through fragments; introspection (__schema, __type)
- *                   subtrees are not counted (they are bounded by the schema, and off in production)
+ *   max depth       fields on the longest path (`{ a { b } }` is 2), through fragments; every field counts,
+ *                   introspection fields included (`__schema`, `__type`, `types`, `fields`, `type`, `ofType`...).
+ *                   A path that enters introspection may go as deep as the standard introspection query of
+ *                   graphql-js (`getIntrospectionQuery()`, 15 deep: its TypeRef fragment nests `ofType` 9 times)
+ *                   or GRAPHQL_MAX_DEPTH when that is higher; any deeper `ofType` chain is refused. graphql-js's
+ *                   own MaxIntrospectionDepthRule (in Apollo Server's rules) also bounds nested `fields`,
+ *                   `interfaces`, `possibleTypes` and `inputFields` lists, but not `ofType`.
  *   max aliases     aliased fields in the document (alias flooding repeats one expensive field)
  *   max directives  directive uses in the document
  *   max cost        estimated with graphql-query-complexity once variables are known: every field
@@ -15,9 +20,11 @@
  * value found and the maximum. Batched HTTP requests are refused by Apollo Server's default.
  */
 import {
+  getIntrospectionQuery,
   getOperationAST,
   GraphQLError,
   Kind,
+  parse,
   type ASTVisitor,
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -60,35 +67,72 @@ export function limitError(limit: string, found: number, max: number): GraphQLEr
   return new GraphQLError(cause.message, { originalError: cause, extensions: { http: { status: 400 } } });
 }
 
+/** Deepest path of a selection set: one that stays outside introspection, and one through `__schema` or `__type`. */
+export interface Depth {
+  data: number;
+  introspection: number;
+}
+
+const ZERO: Depth = { data: 0, introspection: 0 };
+const INTROSPECTION_ROOTS = new Set(['__schema', '__type']);
+
 /**
- * Deepest path of a selection set, following fragment spreads. Each fragment's depth is computed once
- * and cached: a fragment spread many times (or fragments that spread each other in a doubling chain)
- * costs no more than writing them out once. A fragment met again while it is being computed (a cycle,
- * which validation refuses anyway) counts 0.
+ * Deepest paths of a selection set, following fragment spreads; every field counts, `__typename` and
+ * introspection fields included. Each fragment's depth is computed once and cached: a fragment spread
+ * many times (or fragments that spread each other in a doubling chain) costs no more than writing
+ * them out once. A fragment met again while it is being computed (a cycle, which validation refuses
+ * anyway) counts 0.
  */
-function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, cache: Map<string, number>): number {
-  if (!set) return 0;
-  let deepest = 0;
+function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, cache: Map<string, Depth>): Depth {
+  if (!set) return ZERO;
+  let data = 0;
+  let introspection = 0;
+  const take = (d: Depth) => {
+    data = Math.max(data, d.data);
+    introspection = Math.max(introspection, d.introspection);
+  };
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (selection.name.value.startsWith('__') && selection.name.value !== '__typename') continue;
-      deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, fragments, cache));
+      const below = depthOf(selection.selectionSet, fragments, cache);
+      if (INTROSPECTION_ROOTS.has(selection.name.value)) {
+        // Everything under an introspection root is an introspection path.
+        take({ data: 0, introspection: 1 + Math.max(below.data, below.introspection) });
+      } else {
+        take({ data: 1 + below.data, introspection: below.introspection > 0 ? 1 + below.introspection : 0 });
+      }
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, cache));
+      take(depthOf(selection.selectionSet, fragments, cache));
     } else {
       const name = selection.name.value;
       let depth = cache.get(name);
       if (depth === undefined) {
         const fragment = fragments.get(name);
-        cache.set(name, 0); // in progress
-        depth = fragment ? depthOf(fragment.selectionSet, fragments, cache) : 0;
+        cache.set(name, ZERO); // in progress
+        depth = fragment ? depthOf(fragment.selectionSet, fragments, cache) : ZERO;
         cache.set(name, depth);
       }
-      deepest = Math.max(deepest, depth);
+      take(depth);
     }
   }
-  return deepest;
+  return { data, introspection };
 }
+
+/** Depth of an operation's longest path (every field, introspection included). */
+export function operationDepth(document: DocumentNode): Depth {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const operation = document.definitions.find((def) => def.kind === Kind.OPERATION_DEFINITION);
+  return operation && operation.kind === Kind.OPERATION_DEFINITION ? depthOf(operation.selectionSet, fragments, new Map()) : ZERO;
+}
+
+/**
+ * How deep a path through introspection may go whatever GRAPHQL_MAX_DEPTH says: the depth of the
+ * standard introspection query GraphiQL and graphql-js clients send (15 with graphql 16), so schema
+ * tools keep working while deeper `ofType` chains are refused.
+ */
+export const STANDARD_INTROSPECTION_DEPTH = operationDepth(
+  parse(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true })),
+).introspection;
 
 /** Validation rules for depth, aliases and directives (cost needs variables: see operationCost). */
 export function limitRules(limits: GraphqlLimits): Array<(context: ValidationContext) => ASTVisitor> {
@@ -98,7 +142,9 @@ export function limitRules(limits: GraphqlLimits): Array<(context: ValidationCon
     return {
       OperationDefinition(node) {
         const found = depthOf(node.selectionSet, fragments, new Map());
-        if (found > limits.maxDepth) context.reportError(limitError('depth', found, limits.maxDepth));
+        if (found.data > limits.maxDepth) context.reportError(limitError('depth', found.data, limits.maxDepth));
+        const introspectionMax = Math.max(limits.maxDepth, STANDARD_INTROSPECTION_DEPTH);
+        if (found.introspection > introspectionMax) context.reportError(limitError('introspection depth', found.introspection, introspectionMax));
       },
     };
   };

@@ -6,7 +6,8 @@
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
-import { DEFAULT_GRAPHQL_LIMITS } from '../../subgraphs/platform/graphql-limits.js';
+import { getIntrospectionQuery } from 'graphql';
+import { DEFAULT_GRAPHQL_LIMITS, STANDARD_INTROSPECTION_DEPTH } from '../../subgraphs/platform/graphql-limits.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request } from '../helpers/http.js';
@@ -57,6 +58,12 @@ describe.each(['gateway', 'analysis'] as const)('limits on %s', (origin) => {
     const ok = await post(url(), { query: '{ securities(first: 2) { nodes { analysis { bestPattern { type } } } } }' });
     expect(ok.status).toBe(200);
     expect(ok.body.errors).toBeUndefined();
+    // Introspection beside it lends the data path nothing of its own allowance.
+    expectRefused(
+      await post(url(), { query: '{ __schema { queryType { name } } securities(first: 1) { nodes { analysis { bestPattern { keyPoints { label } } } } } }' }),
+      'QUERY_LIMIT_EXCEEDED',
+      /Query depth 6 exceeds the maximum of 5/,
+    );
   });
 
   it('aliases: more than the maximum is refused; a few run', async () => {
@@ -150,6 +157,57 @@ it('an entity fetch (_entities) costs its representations times its selection', 
   const few = await post(url, { query, variables: { r: representations.slice(0, 3) } });
   expect(few.status).toBe(200);
   expect(few.body.errors).toBeUndefined();
+});
+
+/** `__schema { types { ofType { ... { name } } } }` or `__type(name:) { ofType { ... { name } } }`, `depth` fields deep. */
+function ofTypeChain(root: '__schema' | '__type', depth: number): string {
+  const head = root === '__schema' ? ['__schema', 'types'] : ['__type(name: "Query")'];
+  const chain = [...head, ...Array.from({ length: depth - head.length - 1 }, () => 'ofType')];
+  return `{ ${chain.map((field) => `${field} {`).join(' ')} name ${'} '.repeat(chain.length)}}`;
+}
+
+// Introspection counts toward the depth limit like any other field (issue "Production hardening",
+// GraphQL depth limit); the standard introspection query of GraphiQL / graphql-js still runs outside
+// production at the default GRAPHQL_MAX_DEPTH. DESIGN section 6 ("depth and cost limits").
+describe('introspection depth at the default GRAPHQL_MAX_DEPTH (12)', () => {
+  let defaults: RunningPlatform;
+  beforeAll(async () => {
+    defaults = await startPlatform(testConfig({ DEMO_DATA: 'false', ANALYZE_ON_START: 'false' }), ['analysis', 'gateway'], { db: store.db });
+  });
+  afterAll(async () => defaults?.close());
+
+  it('the standard introspection query is 15 deep (its TypeRef nests ofType 9 times): that much is allowed', () => {
+    expect(DEFAULT_GRAPHQL_LIMITS.maxDepth).toBe(12);
+    expect(STANDARD_INTROSPECTION_DEPTH).toBe(15);
+  });
+
+  describe.each(['gateway', 'analysis'] as const)('on %s', (origin) => {
+    const url = () => `${defaults.urls[origin]}/graphql`;
+
+    it.each(['__schema', '__type'] as const)('a 45-deep %s ofType chain is 400 QUERY_LIMIT_EXCEEDED', async (root) => {
+      expectRefused(await post(url(), { query: ofTypeChain(root, 45) }), 'QUERY_LIMIT_EXCEEDED', /introspection depth 45 exceeds the maximum of 15/);
+      expectRefused(await post(url(), { query: ofTypeChain(root, 16) }), 'QUERY_LIMIT_EXCEEDED', /introspection depth 16 exceeds the maximum of 15/);
+      const atMost = await post(url(), { query: ofTypeChain(root, 15) });
+      expect(atMost.status).toBe(200);
+      expect(atMost.body.errors).toBeUndefined();
+    });
+
+    it('an ofType chain hidden in fragments counts where it is spread', async () => {
+      const fragments = Array.from({ length: 44 }, (_, i) => `fragment T${i} on __Type { name ${i < 43 ? `ofType { ...T${i + 1} }` : ''} }`).join(' ');
+      expectRefused(await post(url(), { query: `{ __type(name: "Query") { ...T0 } } ${fragments}` }), 'QUERY_LIMIT_EXCEEDED', /introspection depth/);
+    });
+
+    it('the standard introspection query of GraphiQL / graphql-js still runs outside production', async () => {
+      for (const query of [getIntrospectionQuery(), getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true })]) {
+        const res = await post(url(), { query });
+        expect(res.status).toBe(200);
+        expect(res.body.errors).toBeUndefined();
+        const schema = (res.body.data as { __schema: { queryType: { name: string }; types: unknown[] } }).__schema;
+        expect(schema.queryType.name).toBe('Query');
+        expect(schema.types.length).toBeGreaterThan(10);
+      }
+    });
+  });
 });
 
 describe('in production', () => {
