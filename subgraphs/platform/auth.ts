@@ -9,6 +9,11 @@
  * - In development only, both may trust the local development identity key (`localKeys`,
  *   platform/dev-secret.ts) instead of a JWKS URL.
  *
+ * Both refuse a token whose `iat` (issued at) lies in the future by more than the clock tolerance
+ * (AUTH_CLOCK_TOLERANCE_SECONDS / OIDC_CLOCK_TOLERANCE_SECONDS), as they do for `nbf` and `exp`: a
+ * token minted ahead of time (or by an issuer whose clock is wrong) is not accepted early. `iat` stays
+ * optional.
+ *
  * Every failure becomes an AppError with a short, safe message (401 UNAUTHENTICATED, or 503
  * AUTH_NOT_CONFIGURED when the server itself is not set up); no jose error, stack or key material ever
  * reaches a client. Key-source failures (JWKS or discovery endpoint down) can be observed server-side
@@ -154,6 +159,16 @@ function headerAlgorithm(token: string, label: string): string {
   return alg;
 }
 
+/**
+ * `iat`, when present, must not lie in the future beyond the clock tolerance (jose checks it only with
+ * `maxTokenAge`, which would make `iat` required; it already refuses a non-numeric `iat`).
+ */
+function requireIssuedInPast(payload: JWTPayload, toleranceSeconds: number, label: string): void {
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + toleranceSeconds) {
+    throw unauthenticated(`${capitalize(label)} is issued in the future`);
+  }
+}
+
 /** `sub` must be a non-empty string (jose only checks that it is present). */
 function requireSubject(payload: JWTPayload, label: string): string {
   if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw unauthenticated(`Invalid ${label}`);
@@ -226,6 +241,7 @@ export function createPartnerTokenVerifier(
           if (!config.jwksUrl && !local) throw unauthenticated(`Invalid ${label}`);
           ({ payload } = await jwtVerify(token, jwks(), { ...claimOptions, algorithms: asymmetricAllowed }));
         }
+        requireIssuedInPast(payload, config.clockToleranceSeconds, label);
         return { kind: 'partner', partnerId: requireSubject(payload, label), claims: payload };
       } catch (err) {
         throw toAuthError(err, label, options);
@@ -311,6 +327,7 @@ export function createOidcTokenVerifier(config: OidcConfig, env: AppEnv, options
           requiredClaims: ['exp', 'sub'],
           clockTolerance: config.clockToleranceSeconds,
         });
+        requireIssuedInPast(payload, config.clockToleranceSeconds, label);
         return { kind: 'oidc', subject: requireSubject(payload, label), claims: payload };
       } catch (err) {
         throw toAuthError(err, label, options);
@@ -336,13 +353,15 @@ export interface MintOptions {
   subject: string;
   /** A jose duration string ('1h', '15m') or seconds from now (negative for an already expired token). Default '1h'. */
   expiresIn?: string | number;
+  /** Seconds from now for `iat` (positive: issued in the future, to test clock skew). Default 0. */
+  issuedIn?: number;
   /** Extra claims; the registered claims above take precedence. */
   claims?: Record<string, unknown>;
 }
 
 /** Signs a partner access token (iat, iss, aud, sub, exp) with an HS256 secret or an asymmetric private key. */
 export async function mintPartnerToken(options: MintOptions): Promise<string> {
-  const { secret, privateKey, kid, issuer, audience, subject, expiresIn = '1h', claims = {} } = options;
+  const { secret, privateKey, kid, issuer, audience, subject, expiresIn = '1h', issuedIn = 0, claims = {} } = options;
   if ((secret === undefined) === (privateKey === undefined)) {
     throw new TypeError('mintPartnerToken: pass exactly one of secret and privateKey');
   }
@@ -354,7 +373,7 @@ export async function mintPartnerToken(options: MintOptions): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const jwt = new SignJWT({ ...claims })
     .setProtectedHeader(kid === undefined ? { alg, typ: 'JWT' } : { alg, kid, typ: 'JWT' })
-    .setIssuedAt(now)
+    .setIssuedAt(now + issuedIn)
     .setIssuer(issuer)
     .setAudience(audience)
     .setSubject(subject)

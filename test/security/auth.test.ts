@@ -130,10 +130,10 @@ function oidcConfig(overrides: Partial<OidcConfig> = {}): OidcConfig {
 
 const analysisVerifier = (config: PartnerAuthConfig = devConfig()) => createPartnerTokenVerifier(config, AUD_ANALYSIS);
 
-const hsToken = (overrides: { claims?: Record<string, unknown>; expiresIn?: string | number; issuer?: string; audience?: string } = {}) =>
+const hsToken = (overrides: { claims?: Record<string, unknown>; expiresIn?: string | number; issuedIn?: number; issuer?: string; audience?: string } = {}) =>
   mintPartnerToken({ secret: HS_SECRET, issuer: ISSUER, audience: AUD_ANALYSIS, subject: 'partner-42', ...overrides });
 
-const rsToken = (overrides: { kid?: string; privateKey?: CryptoKey; issuer?: string; audience?: string } = {}) =>
+const rsToken = (overrides: { kid?: string; privateKey?: CryptoKey; issuer?: string; audience?: string; issuedIn?: number } = {}) =>
   mintPartnerToken({
     privateKey: rsKey.privateKey,
     alg: 'RS256',
@@ -245,6 +245,24 @@ describe('partner token verifier', () => {
     // The same tokens fail without tolerance.
     const strict = analysisVerifier(devConfig({ clockToleranceSeconds: 0 }));
     await expectAuthFailure(strict.verify(await hsToken({ expiresIn: -10 })));
+  });
+
+  // iat in the future beyond AUTH_CLOCK_TOLERANCE_SECONDS: minted ahead of time, or by a clock that is wrong.
+  test('rejects a token issued in the future beyond the clock tolerance (iat) with 401, HS256 and RS256', async () => {
+    const err = await expectAuthFailure(analysisVerifier().verify(await hsToken({ issuedIn: 600 })));
+    expect(err.message).toBe('Access token is issued in the future');
+    await expectAuthFailure(analysisVerifier(prodConfig()).verify(await rsToken({ issuedIn: 600 })));
+    await expectAuthFailure(analysisVerifier(devConfig({ clockToleranceSeconds: 30 })).verify(await hsToken({ issuedIn: 45 })));
+  });
+
+  test('accepts a token issued slightly in the future, within the clock tolerance', async () => {
+    const verifier = analysisVerifier(devConfig({ clockToleranceSeconds: 30 }));
+    await expect(verifier.verify(await hsToken({ issuedIn: 10 }))).resolves.toMatchObject({ kind: 'partner', partnerId: 'partner-42' });
+    await expect(analysisVerifier(prodConfig()).verify(await rsToken({ issuedIn: 10 }))).resolves.toMatchObject({ kind: 'partner' });
+    // The same token fails without tolerance; one without iat at all is still accepted (iat is optional).
+    await expectAuthFailure(analysisVerifier(devConfig({ clockToleranceSeconds: 0 })).verify(await hsToken({ issuedIn: 10 })));
+    const noIat = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setAudience(AUD_ANALYSIS).setSubject('p').setExpirationTime('1h').sign(new TextEncoder().encode(HS_SECRET));
+    await expect(verifier.verify(noIat)).resolves.toMatchObject({ kind: 'partner', partnerId: 'p' });
   });
 
   test('rejects a wrong issuer with 401', async () => {
@@ -372,7 +390,7 @@ describe('partner token verifier', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 describe('OIDC token verifier', () => {
-  const idToken = (overrides: { audience?: string; issuer?: string; expiresIn?: number; kid?: string } = {}) =>
+  const idToken = (overrides: { audience?: string; issuer?: string; expiresIn?: number; issuedIn?: number; kid?: string } = {}) =>
     mintPartnerToken({
       privateKey: rsKey.privateKey,
       alg: 'RS256',
@@ -446,6 +464,17 @@ describe('OIDC token verifier', () => {
 
   test('rejects a wrong issuer with 401', async () => {
     await expectAuthFailure(createOidcTokenVerifier(oidcConfig(), 'production').verify(await idToken({ issuer: 'https://evil.example' })));
+  });
+
+  // iat in the future beyond OIDC_CLOCK_TOLERANCE_SECONDS.
+  test('rejects an ID token issued in the future beyond the clock tolerance (iat) with 401; within it, accepts it', async () => {
+    const verifier = createOidcTokenVerifier(oidcConfig({ jwksUrl: `${baseUrl}/jwks.json`, clockToleranceSeconds: 30 }), 'production');
+    const err = await expectAuthFailure(verifier.verify(await idToken({ issuedIn: 600 })));
+    expect(err.message).toBe('ID token is issued in the future');
+    await expectAuthFailure(verifier.verify(await idToken({ issuedIn: 45 })));
+    await expect(verifier.verify(await idToken({ issuedIn: 10 }))).resolves.toMatchObject({ kind: 'oidc', subject: 'user-7' });
+    const strict = createOidcTokenVerifier(oidcConfig({ jwksUrl: `${baseUrl}/jwks.json`, clockToleranceSeconds: 0 }), 'production');
+    await expectAuthFailure(strict.verify(await idToken({ issuedIn: 10 })));
   });
 
   test('rejects an expired ID token with 401', async () => {
