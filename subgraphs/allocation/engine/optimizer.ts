@@ -56,17 +56,38 @@
  * 5. Turnover (constraint_pack.max_portfolio_turnover_annual with a prior book that has a positive weight).
  *    One-way turnover = half the sum over all symbols of |w_new - w_prior|. Prior names with a candidate
  *    (eligible or not) and usable prices join the book after the ranked names (by symbol) and can be kept;
- *    the others are sold (note), and their sale counts toward turnover first. If the target's turnover is
- *    above the cap: w = prior + alpha x (target - prior) over the book, alpha = (cap - one-way turnover of
- *    the forced sales) / (one-way turnover of the rest), clamped to [0, 1]. Then the hard caps (name, the
- *    Kelly fraction of a ranked KELLY_CRITERION name, sector, capital, total risk, vol) are re-applied to
- *    the blend; they only bind when the prior book itself breaks one, and then a note says the turnover
- *    exceeded the cap because of it (and, when the forced sales alone exceed the cap, because of them). A turnover cap without a prior book: only a note
- *    (turnover is not limited on a first optimize). A prior book without a turnover cap: ignored for
- *    sizing (note); the turnover against it is still reported in the metrics. When blending keeps more
- *    names than max_positions (ranked names plus prior names being wound down), a note says so.
+ *    the others are sold (note), and their sale counts toward turnover first.
+ *    max_positions is a hard limit on the book's names, also here:
+ *    a. The prior names that can be kept (ranked or not) hold at most max_positions positions: beyond that
+ *       the weakest are sold (note naming them). Weakest by the strategy's own order: ranked names are
+ *       the strongest, then the scored names beyond max_positions in rank order, then names the strategy
+ *       does not score (ineligible, no positive score) by symbol; prior names without a candidate are sold
+ *       before any of these (above) and hold no position. These sales are forced: they count toward
+ *       turnover first, and when the forced sales alone exceed the cap the turnover note says by how much
+ *       and that max_positions forces them.
+ *    b. If the book (ranked names plus kept prior names) still has more names than max_positions and the
+ *       target is above the cap (so blending would keep them all): every kept prior name keeps its
+ *       position, and the ranked names not held take the positions left, best-ranked first; the others
+ *       get a target of 0 and buy nothing (note: they wait for a free position; "max_positions" holds back
+ *       leftover cash). If that book is within the cap without blending (its unranked prior names would be
+ *       sold in full anyway), those prior names are sold outright now (counting toward turnover first)
+ *       and their positions go to the next best-ranked names (note). (When the target itself is within the
+ *       cap nothing is blended: the prior names outside it are sold and the book is the ranked names.)
+ *    The cap then governs the rest of the book: if the target's turnover is above the cap,
+ *    w = prior + alpha x (target - prior) over the book (outright-sold names stay at 0), alpha = (cap -
+ *    one-way turnover of the forced and outright sales) / (one-way turnover of the rest), clamped to
+ *    [0, 1]. Then the hard caps (name, the Kelly fraction of a ranked KELLY_CRITERION name, sector,
+ *    capital, total risk, vol) are re-applied to the blend; they only bind when the prior book itself
+ *    breaks one, and then a note says the turnover exceeded the cap because of it (and, when the forced
+ *    sales alone exceed the cap, because of them: the sales of prior names without a candidate, or the
+ *    max_positions sales with their one-way turnover and its excess over the cap). A turnover cap without
+ *    a prior book: only a note (turnover is not limited on a first optimize). A prior book without a
+ *    turnover cap: ignored for sizing (note); the turnover against it is still reported in the metrics.
+ *    So the book never holds more than max_positions names, and with a prior book of at most
+ *    max_positions keepable names no sale is forced and the turnover stays within the cap (up to the
+ *    notes on hard caps, sales of names without a candidate and rounding).
  *    `symbolsNeedingCloses` returns exactly the book names when a vol target is set (the ranked names, plus
- *    the keepable prior names when blending applies), and no names otherwise.
+ *    the keepable prior names within max_positions when blending applies), and no names otherwise.
  * 6. Whole shares: shares = floor(w x capital / entry) (with a slack of 1e-12 relative, at most 0.001 share;
  *    for a name being reduced toward its target while blending: rounded up, never above the prior
  *    holding, so rounding does not add turnover). Shares are then trimmed if rounding broke a cap (name,
@@ -74,8 +95,9 @@
  *    name whose share adds the most variance as many shares as bring the book within the target (solved
  *    from the quadratic), or as many as still lower vol when that name alone cannot. Leftover cash is
  *    spent greedily: passes over the ranked names in rank order, each buying as many shares as every
- *    constraint allows (cash, name cap, sector cap, per-trade risk, total risk, vol target, turnover cap
- *    when blending, the Kelly fraction for KELLY_CRITERION), until a pass buys nothing. The vol check keeps
+ *    constraint allows (a position under max_positions (5b), cash, name cap, sector cap, per-trade risk,
+ *    total risk, vol target, turnover cap when blending, the Kelly fraction for KELLY_CRITERION), until a
+ *    pass buys nothing. The vol check keeps
  *    S w up to date, so each check is O(book); when the spend stops, S w is recomputed exactly and the
  *    spend resumes if that leaves room, all within MAX_GREEDY_PASSES passes. A last note says whether the
  *    remaining cash is less than one more share of any ranked name, which constraints hold it back, or
@@ -246,6 +268,10 @@ interface Name {
 
 interface Ranking {
   ranked: Name[];
+  /** Every scored name in rank order (ranked is its first max_positions). */
+  scored: Name[];
+  /** The effective max_positions (a whole number, at least 0). */
+  maxPositions: number;
   eligible: number;
   notes: string[];
   /** Unique candidates by symbol (only built when a prior book needs a lookup). */
@@ -412,7 +438,7 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   if (eligible > 0 && scored.length === 0 && badPrices < eligible) {
     notes.push(`candidates: no eligible name has a positive ${strategy} score, so the book is empty`);
   }
-  const maxPositions = Math.max(0, Math.floor(finite(eff.max_positions, 0)));
+  const maxPositions = maxPositionsOf(eff);
   let ranked = scored;
   if (scored.length > maxPositions) {
     ranked = scored.slice(0, maxPositions);
@@ -422,7 +448,11 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         : `max_positions: kept ${maxPositions} of ${scored.length} scored eligible names`,
     );
   }
-  return { ranked, eligible, notes, lookup };
+  return { ranked, scored, maxPositions, eligible, notes, lookup };
+}
+
+function maxPositionsOf(eff: RiskSettings): number {
+  return Math.max(0, Math.floor(finite(eff.max_positions, 0)));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -726,6 +756,141 @@ function turnoverOf(book: Book, w: ArrayLike<number>): number {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Step 5: turnover cap and max_positions over a prior book
+
+interface Slots {
+  /** Ranked names left without a position by max_positions (their target is 0; they buy nothing). */
+  closed: Uint8Array;
+  /** Kept prior names sold outright (level 2): they stay at 0 and their sale counts toward the cap first. */
+  soldOutright: Uint8Array;
+  /** Sum of the prior weights of `soldOutright`. */
+  soldOutrightWeight: number;
+  notes: string[];
+}
+
+/** Half the sum of |w - prior| over the names not in `skip`, without the forced sales. */
+function movedOneWay(book: Book, w: ArrayLike<number>, skip: Uint8Array | null): number {
+  const prior = book.prior as Float64Array;
+  let sum = 0;
+  for (let i = 0; i < book.names.length; i++) if (skip === null || skip[i] === 0) sum += Math.abs(w[i] - prior[i]);
+  return sum / 2;
+}
+
+/**
+ * Which ranked names the prior book does not hold may take a position, so that the blended book holds at
+ * most maxPositions names (header, step 5). `w` holds the target weights and is changed in place: a
+ * closed name's target and an outright-sold name's weight become 0. `budget` is the cap less the one-way
+ * turnover of the forced sales.
+ * - Level 0: the book has at most maxPositions names, or the target itself is within the cap (then the
+ *   prior names outside it are sold in full and the book is the ranked names): nothing to do.
+ * - Level 1: every prior name still held keeps its position; the ranked names not held take the
+ *   positions left, best-ranked first (only names with a positive target need one).
+ * - Level 2: when that level-1 book is within the cap without blending (so its prior names outside the
+ *   ranked book would be sold in full anyway), those prior names are sold outright now and their
+ *   positions go to the next best-ranked names; the cap governs the rest with what their sale leaves.
+ */
+function fitToMaxPositions(book: Book, w: Float64Array, cap: number, budget: number, maxPositions: number): Slots {
+  const n = book.names.length;
+  const k = book.k;
+  const prior = book.prior as Float64Array;
+  const slots: Slots = { closed: new Uint8Array(n), soldOutright: new Uint8Array(n), soldOutrightWeight: 0, notes: [] };
+  if (n <= maxPositions || turnoverOf(book, w) <= cap + 1e-9) return slots;
+
+  // Ranked names not held, in rank order: those with a positive target first (only they are wanted; the
+  // others are closed too unless a position is left over, so the leftover spend cannot add a name).
+  let heldRanked = 0;
+  const wanted: number[] = [];
+  const unwanted: number[] = [];
+  for (let i = 0; i < k; i++) {
+    if (prior[i] > 0) heldRanked++;
+    else (w[i] > 0 ? wanted : unwanted).push(i);
+  }
+  const newNames = [...wanted, ...unwanted];
+  const wound = n - k;
+  const open = (free: number): void => {
+    newNames.forEach((i, j) => {
+      slots.closed[i] = j < free ? 0 : 1;
+    });
+  };
+  open(Math.max(0, maxPositions - heldRanked - wound));
+  const level1 = Float64Array.from(w, (x, i) => (slots.closed[i] ? 0 : x));
+  if (wound > 0 && movedOneWay(book, level1, null) <= budget + 1e-12) {
+    for (let i = k; i < n; i++) {
+      slots.soldOutright[i] = 1;
+      slots.soldOutrightWeight += prior[i];
+    }
+    open(Math.max(0, maxPositions - heldRanked));
+    const soldSymbols = book.names.slice(k).map((nm) => nm.symbol);
+    slots.notes.push(
+      `max_positions: the prior names outside the ranked book (${listSymbols(soldSymbols)}) are sold outright within ` +
+        `max_portfolio_turnover_annual, so their positions go to ranked names not held`,
+    );
+  }
+  for (let i = 0; i < n; i++) if (slots.closed[i] || slots.soldOutright[i]) w[i] = 0;
+  const entering = wanted.filter((i) => !slots.closed[i]).map((i) => book.names[i].symbol);
+  const waiting = wanted.filter((i) => slots.closed[i]).map((i) => book.names[i].symbol);
+  if (waiting.length > 0) {
+    const winding = slots.soldOutrightWeight > 0 ? 0 : wound;
+    slots.notes.push(
+      `max_positions: prior names hold ${heldRanked + winding} of ${maxPositions} positions ` +
+        `(${heldRanked} ranked, ${winding} winding down), so ` +
+        (entering.length === 0 ? 'no ranked name not held enters' : `only ${entering.length} ranked names not held enter (${listSymbols(entering)})`) +
+        `; ${listSymbols(waiting)} wait for a free position`,
+    );
+  }
+  return slots;
+}
+
+/** Step 5 with a prior book and a turnover cap: forced sales, max_positions, blending and the hard caps. */
+function capTurnover(book: Book, w: Float64Array, p: Plan): { notes: string[]; closed: Uint8Array | null } {
+  const notes: string[] = [];
+  const cap = p.turnoverCap as number;
+  const maxPositions = p.ranking.maxPositions;
+  if (p.sold.length > 0) notes.push(`prior_book_weights: sold ${listSymbols(p.sold)} (no candidate with usable prices)`);
+  if (p.soldForLimit.length > 0) {
+    notes.push(
+      `max_positions: the prior book holds ${p.heldBeforeLimit} names that could be kept, above the limit of ${maxPositions}, ` +
+        `so the ${p.soldForLimit.length} weakest by ${p.eff.allocation_strategy} rank are sold: ${listSymbols(p.soldForLimit)}`,
+    );
+  }
+  const slots = fitToMaxPositions(book, w, cap, cap - p.forcedSales / 2, maxPositions);
+  notes.push(...slots.notes);
+  const forced = p.forcedSales + slots.soldOutrightWeight;
+  const prior = book.prior as Float64Array;
+  const n = book.names.length;
+  const tau = turnoverOf(book, w);
+  if (tau > cap + 1e-9) {
+    const rest = movedOneWay(book, w, slots.soldOutright);
+    const budget = cap - forced / 2;
+    const alpha = budget <= 0 || !(rest > 0) ? 0 : Math.min(1, budget / rest);
+    for (let i = 0; i < n; i++) if (!slots.soldOutright[i]) w[i] = prior[i] + alpha * (w[i] - prior[i]);
+    notes.push(
+      `max_portfolio_turnover_annual: target turnover ${f4(tau)} above cap ${f4(cap)}; ` +
+        `blended toward the prior book with alpha ${f4(alpha)}`,
+    );
+    const broken = enforceHardCaps(book, w);
+    if (broken.length > 0) notes.push(`prior_book_weights: the blended book broke ${broken.join(', ')}; the hard caps win`);
+    const after = turnoverOf(book, w);
+    if (after > cap + 1e-9) {
+      const why: string[] = [];
+      if (broken.length > 0) why.push('the prior book breaks hard caps');
+      if (p.noCandidateSales > 0 && p.noCandidateSales / 2 > cap + 1e-9) {
+        why.push('sales of prior names without a candidate exceed it alone');
+      }
+      if (p.soldForLimit.length > 0 && p.forcedSales / 2 > cap + 1e-9) {
+        why.push(
+          `max_positions forces the sale of ${p.soldForLimit.length} prior names ` +
+            `(forced one-way turnover ${f4(p.forcedSales / 2)}, ${f4(p.forcedSales / 2 - cap)} above the cap)`,
+        );
+      }
+      const because = why.length > 0 ? why.join(' and ') : 'the hard caps bind';
+      notes.push(`max_portfolio_turnover_annual: turnover ${f4(after)} exceeds cap ${f4(cap)} because ${because}`);
+    }
+  }
+  return { notes, closed: slots.closed.some((x) => x === 1) ? slots.closed : null };
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Book construction (shared with symbolsNeedingCloses)
 
 interface Plan {
@@ -735,8 +900,16 @@ interface Plan {
   /** Prior weights (positive, finite) by symbol; null when there is no prior book. */
   prior: Map<string, number> | null;
   blending: boolean;
+  /** Prior names sold because they have no candidate with usable prices (symbol order). */
   sold: string[];
+  /** Prior names sold because the prior book holds more names than max_positions (symbol order). */
+  soldForLimit: string[];
+  /** How many names the prior book holds that could be kept (before the max_positions sale). */
+  heldBeforeLimit: number;
+  /** Sum of the prior weights of `sold` plus `soldForLimit`. */
   forcedSales: number;
+  /** Sum of the prior weights of `sold` alone. */
+  noCandidateSales: number;
   turnoverCap: number | null;
 }
 
@@ -750,6 +923,46 @@ function sanitizedPrior(prior: Readonly<Record<string, number>> | null): Map<str
   return out.size > 0 ? out : null;
 }
 
+function priorName(c: Candidate, prices: Prices): Name {
+  return {
+    cand: c,
+    symbol: c.symbol,
+    sector: c.sector,
+    entryCents: prices.entryCents,
+    stopCents: prices.stopCents,
+    riskCents: prices.riskCents,
+    d: prices.riskCents / prices.entryCents,
+    score: -Infinity,
+    key: 0,
+    kelly: Infinity,
+  };
+}
+
+/**
+ * max_positions over the prior book (header, step 5): the prior names that can be kept (`unranked`, the
+ * ones with a candidate and usable prices that are not ranked) and the `heldRanked` ranked names the
+ * prior book holds may hold at most maxPositions positions. Beyond that the weakest are sold: strength
+ * is the optimizer's own order of the candidates, i.e. the position in the full scored order (ranked
+ * names first, then the scored names beyond max_positions), and names the strategy does not score
+ * (ineligible, no positive score) come last, by symbol. Ranked names are never the weakest: they come
+ * before every unranked name. Returns the kept unranked names (symbol order) and the sold ones.
+ */
+function sellBeyondMaxPositions(
+  ranking: Ranking,
+  unranked: readonly Name[],
+  heldRanked: number,
+): { kept: Name[]; sold: Name[] } {
+  const room = Math.max(0, ranking.maxPositions - heldRanked);
+  if (unranked.length <= room) return { kept: unranked.slice(), sold: [] };
+  const rankOf = new Map<string, number>();
+  ranking.scored.forEach((nm, i) => rankOf.set(nm.symbol, i));
+  const strongestFirst = unranked
+    .slice()
+    .sort((a, b) => (rankOf.get(a.symbol) ?? Infinity) - (rankOf.get(b.symbol) ?? Infinity) || bySymbol(a.symbol, b.symbol));
+  const bySym = (a: Name, b: Name): number => bySymbol(a.symbol, b.symbol);
+  return { kept: strongestFirst.slice(0, room).sort(bySym), sold: strongestFirst.slice(room).sort(bySym) };
+}
+
 function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
   const eff = effectiveRiskSettings(input.risk_settings);
   const ranking = rankUniverse(input.candidates, eff);
@@ -759,39 +972,44 @@ function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
   const turnoverCap = typeof cap === 'number' && Number.isFinite(cap) ? Math.max(0, cap) : null;
   const blending = prior !== null && turnoverCap !== null;
   const sold: string[] = [];
+  const soldForLimit: string[] = [];
+  let heldBeforeLimit = 0;
+  let noCandidateSales = 0;
   let forcedSales = 0;
   if (blending) {
     const inBook = new Set(names.map((n) => n.symbol));
+    const unranked: Name[] = [];
+    let heldRanked = 0;
     for (const [symbol, p] of prior) {
-      if (inBook.has(symbol)) continue;
+      if (inBook.has(symbol)) {
+        heldRanked++;
+        continue;
+      }
       const c = ranking.lookup.get(symbol);
       const prices = c === undefined ? null : pricesOf(c);
       if (c === undefined || prices === null) {
         sold.push(symbol);
-        forcedSales += p;
+        noCandidateSales += p;
         continue;
       }
-      names.push({
-        cand: c,
-        symbol,
-        sector: c.sector,
-        entryCents: prices.entryCents,
-        stopCents: prices.stopCents,
-        riskCents: prices.riskCents,
-        d: prices.riskCents / prices.entryCents,
-        score: -Infinity,
-        key: 0,
-        kelly: Infinity,
-      });
+      unranked.push(priorName(c, prices));
+    }
+    heldBeforeLimit = heldRanked + unranked.length;
+    const fit = sellBeyondMaxPositions(ranking, unranked, heldRanked);
+    names.push(...fit.kept);
+    forcedSales = noCandidateSales;
+    for (const nm of fit.sold) {
+      soldForLimit.push(nm.symbol);
+      forcedSales += prior.get(nm.symbol) as number;
     }
   }
-  return { eff, ranking, names, prior, blending, sold, forcedSales, turnoverCap };
+  return { eff, ranking, names, prior, blending, sold, soldForLimit, heldBeforeLimit, forcedSales, noCandidateSales, turnoverCap };
 }
 
 /**
  * The symbols whose daily closes optimize() needs. Only a vol target reads closes, so without one: none.
  * With one: the ranked names (rank order), then, when a turnover cap makes the prior book count, the
- * prior names that can be kept (symbol order). Cheap: one scoring pass and a sort.
+ * prior names that can be kept within max_positions (symbol order). Cheap: one scoring pass and a sort.
  */
 export function symbolsNeedingCloses(input: Omit<OptimizeInput, 'closes'>): string[] {
   const target = input.constraint_pack?.vol_target_annual;
@@ -863,6 +1081,8 @@ interface Limits {
   /** 2 x cap x C in cents (the cap on sum |value - prior value|), Infinity when not blending. */
   turnoverAbsCap: number;
   priorValue: number[];
+  /** Ranked names max_positions leaves without a position (1), null when there are none. */
+  closed: Uint8Array | null;
 }
 
 const floorCents = (x: number): number => Math.floor(x + 1e-6);
@@ -924,6 +1144,7 @@ function allowance(book: Book, lim: Limits, st: ShareState, i: number): { k: num
   const e = nm.entryCents;
   const blockers: string[] = [];
   const limits: Array<[number, string]> = [];
+  if (lim.closed !== null && lim.closed[i] === 1) limits.push([0, 'max_positions']);
   limits.push([Math.floor((lim.C - st.spent) / e), 'cash']);
   limits.push([Math.floor((lim.nameLimit[i] - st.value[i]) / e), lim.nameLimitLabel[i]]);
   limits.push([lim.maxSharesTrade[i] - st.shares[i], 'max_risk_per_trade']);
@@ -1290,41 +1511,11 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   if (p.prior !== null && p.turnoverCap === null) {
     notes.push('prior_book_weights: ignored for sizing because the constraint pack sets no max_portfolio_turnover_annual');
   }
+  let closed: Uint8Array | null = null;
   if (p.blending) {
-    const cap = p.turnoverCap as number;
-    if (p.sold.length > 0) notes.push(`prior_book_weights: sold ${listSymbols(p.sold)} (no candidate with usable prices)`);
-    const tau = turnoverOf(book, w);
-    if (tau > cap + 1e-9) {
-      let rest = 0;
-      for (let i = 0; i < n; i++) rest += Math.abs(w[i] - prior[i]);
-      rest /= 2;
-      const budget = cap - p.forcedSales / 2;
-      const alpha = budget <= 0 || !(rest > 0) ? 0 : Math.min(1, budget / rest);
-      for (let i = 0; i < n; i++) w[i] = prior[i] + alpha * (w[i] - prior[i]);
-      notes.push(
-        `max_portfolio_turnover_annual: target turnover ${f4(tau)} above cap ${f4(cap)}; ` +
-          `blended toward the prior book with alpha ${f4(alpha)}`,
-      );
-      const broken = enforceHardCaps(book, w);
-      if (broken.length > 0) notes.push(`prior_book_weights: the blended book broke ${broken.join(', ')}; the hard caps win`);
-      const after = turnoverOf(book, w);
-      if (after > cap + 1e-9) {
-        const why: string[] = [];
-        if (broken.length > 0) why.push('the prior book breaks hard caps');
-        if (p.forcedSales > 0 && p.forcedSales / 2 > cap + 1e-9) {
-          why.push('sales of prior names without a candidate exceed it alone');
-        }
-        const because = why.length > 0 ? why.join(' and ') : 'the hard caps bind';
-        notes.push(`max_portfolio_turnover_annual: turnover ${f4(after)} exceeds cap ${f4(cap)} because ${because}`);
-      }
-    }
-    if (n > Math.max(0, Math.floor(finite(eff.max_positions, 0)))) {
-      let held = 0;
-      for (let i = 0; i < n; i++) if (w[i] > 0) held++;
-      if (held > eff.max_positions) {
-        notes.push(`max_positions: turnover blending keeps ${held} names (limit ${eff.max_positions}) while prior positions wind down`);
-      }
-    }
+    const blend = capTurnover(book, w, p);
+    notes.push(...blend.notes);
+    closed = blend.closed;
   }
   let targetGross = 0;
   for (let i = 0; i < n; i++) targetGross += w[i];
@@ -1347,6 +1538,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
         : Infinity,
     turnoverAbsCap: p.blending ? 2 * (p.turnoverCap as number) * C * (1 + 1e-9) + 1e-6 : Infinity,
     priorValue: names.map((_, i) => prior[i] * C),
+    closed,
   };
   const st: ShareState = {
     shares: new Array<number>(n).fill(0),
@@ -1511,6 +1703,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
 }
 
 const BLOCKER_ORDER = [
+  'max_positions',
   'max_position_size',
   'sector_caps.DEFAULT',
   'max_risk_per_trade',

@@ -274,7 +274,8 @@ function checkInvariants(inp: OptimizeInput, r: OptimizeResult): void {
       if (m === null) throw new Error(`unexpected leftover note: ${note}`);
       ok(m[1].trim() !== '', `${note} names no constraint`);
       const named = m[1].split(', ');
-      const unverifiable = ['vol_target_annual', 'max_portfolio_turnover_annual', 'KELLY_CRITERION'];
+      // max_positions holds back a ranked name only while the prior book keeps every position it may.
+      const unverifiable = ['vol_target_annual', 'max_portfolio_turnover_annual', 'KELLY_CRITERION', 'max_positions'];
       for (const symbol of ranked) {
         const c = bySymbol.get(symbol) as Candidate;
         const e = cents(c.entry_price);
@@ -325,6 +326,8 @@ function checkInvariants(inp: OptimizeInput, r: OptimizeResult): void {
     same(r.diagnostics.softmax_temperature_effective, null, 'softmax_temperature_effective');
   }
   atMost(r.allocations.length, r.metrics.ranked_count + Object.keys(inp.prior_book_weights ?? {}).length, 'row count');
+  // max_positions is a hard limit, also while a turnover cap winds a prior book down.
+  atMost(r.allocations.length, Math.floor(s.max_positions), 'rows vs max_positions');
 }
 
 /** Deep equality without jest's matcher overhead; on a difference jest prints the diff. */
