@@ -7,18 +7,29 @@
  * - Budget: RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS, per origin RATE_LIMIT_<ORIGIN>_MAX, per
  *   partner RATE_LIMIT_PARTNERS (`sub=max,...`, which wins over the origin's).
  * - Store: in memory by default (one process); with REDIS_URL in Redis, so replicas of an origin share
- *   one budget. If Redis is down, stalled or slower than 200 ms, the request is let through (the
- *   origin stays available) and the error is logged; the start waits at most 1.5 s for Redis.
- * - Over budget: 429 RATE_LIMITED in the error shape, with `Retry-After` and the `RateLimit-Limit`,
- *   `RateLimit-Remaining` and `RateLimit-Reset` headers (IETF RateLimit header fields draft); those
- *   three headers are on every limited response. `GET /` and `GET /health` are never limited.
- * - Expensive operations (optimize, over REST or GraphQL) also spend a second, lower budget per caller,
- *   RATE_LIMIT_EXPENSIVE_MAX per window, in the same store: `app.limitExpensive(request, reply?)`
- *   spends one unit or throws 429 RATE_LIMITED (with the headers when a reply is given).
+ *   one budget (keys `tradegraph:<origin>:<caller>`, and `tradegraph:<origin>:expensive:<caller>` for
+ *   the expensive budget). A circuit breaker stands in front of Redis: a command that has not answered
+ *   within REDIS_COMMAND_TIMEOUT_MS, or a connection error, opens it; while it is open every process
+ *   counts in its own memory (starting from the last counts it saw in Redis), so budgets keep applying
+ *   per process and no request waits for Redis. After REDIS_BREAKER_COOLDOWN_MS a request starts one
+ *   PING in the background (half-open); when it answers in time, counting goes back to Redis. Each trip
+ *   is logged once (warn), and so is each recovery (info). The start waits at most 1.5 s for Redis.
+ * - Headers: `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (IETF RateLimit header
+ *   fields draft) always describe the counter that was actually applied (Redis's or this process's).
+ * - Over budget: 429 RATE_LIMITED in the error shape, with `Retry-After` and those headers.
+ *   `GET /` and `GET /health` are never limited.
+ * - Expensive operations (optimize, hunt, cash hunt; REST or GraphQL) also spend a second, lower
+ *   budget per caller, RATE_LIMIT_EXPENSIVE_MAX per window, in the same store:
+ *   `app.limitExpensive(request, reply?)` spends one unit or throws 429 RATE_LIMITED. With a reply (REST)
+ *   it sets that budget's headers, so a route that calls it after the request budget (a `preParsing`
+ *   hook) answers with the expensive budget's headers. Without a reply (a GraphQL resolver) the 429 error
+ *   carries `extensions.http` (status 429, `Retry-After`, the budget's headers), which Apollo Server
+ *   applies to the HTTP response.
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
+import { BoundedCache } from './bounded-cache.js';
 import type { Config, Origin } from './config.js';
 import { AppError } from './errors.js';
 
@@ -26,7 +37,7 @@ export interface RateLimitConfig {
   enabled: boolean;
   /** Requests per window per caller, unless the origin or the partner has its own. */
   max: number;
-  /** Expensive operations (optimize) per window per caller, on top of the request budget. */
+  /** Expensive operations (optimize, hunt, cash hunt) per window per caller, on top of the request budget. */
   expensiveMax: number;
   windowMs: number;
   /** Partner `sub` -> requests per window. */
@@ -57,10 +68,14 @@ declare module 'fastify' {
 }
 
 const PARTNER_PREFIX = 'partner:';
-/** A Redis command slower than this fails, and the request it counts is let through. */
-const REDIS_COMMAND_TIMEOUT_MS = 200;
+/** A Redis command that has not answered within this opens the breaker (only that request waits this long). */
+export const REDIS_COMMAND_TIMEOUT_MS = 50;
+/** How long the breaker stays open before a background PING probes Redis again. */
+export const REDIS_BREAKER_COOLDOWN_MS = 2000;
 /** The start waits at most this long for Redis. */
 const REDIS_CONNECT_WAIT_MS = 1500;
+/** Callers whose in-memory counters one process keeps (least recently counted dropped first). */
+const MEMORY_COUNTERS = 50_000;
 
 /** The address key: IPv6 callers by their /64 (one host can hold a whole /64), IPv4 by address. */
 export function addressKey(ip: string): string {
@@ -81,62 +96,317 @@ export function parsePartnerBudgets(entries: readonly string[], problems: string
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Counters: Redis behind a circuit breaker, this process's memory as the fallback
+// ---------------------------------------------------------------------------------------------------------
+
+/** One request counted in a fixed window: the count so far and the time left in the window. */
+export interface Count {
+  current: number;
+  ttlMs: number;
+  /** Which counter answered: Redis (shared by the replicas) or this process's memory. */
+  store: 'redis' | 'memory';
+}
+
+/** Where trips and recoveries are reported (a Fastify logger fits). */
+export interface CounterLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface Counters {
+  /** Counts one request against `key` in a window of `windowMs`; never fails, never waits long. */
+  count(key: string, windowMs: number): Promise<Count>;
+  /** Whether Redis is counting right now (false without REDIS_URL, or while the breaker is open). */
+  shared(): boolean;
+  close(): void;
+}
+
+/** Fixed windows in memory: the fallback, and the only store without Redis. */
+class MemoryCounters {
+  private readonly windows = new BoundedCache<string, { count: number; resetAt: number }>(MEMORY_COUNTERS);
+
+  count(key: string, windowMs: number): Count {
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) window = { count: 0, resetAt: now + windowMs };
+    window.count += 1;
+    this.windows.set(key, window);
+    return { current: window.count, ttlMs: window.resetAt - now, store: 'memory' };
+  }
+
+  /** Remembers a count Redis returned, so a fallback continues from it instead of from zero. */
+  observe(key: string, current: number, ttlMs: number): void {
+    this.windows.set(key, { count: current, resetAt: Date.now() + ttlMs });
+  }
+}
+
+class RedisTimeout extends Error {
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = 'RedisTimeout';
+  }
+}
+
+/**
+ * Settles with `promise`, or rejects after `ms`. The deadline is checked once more after the event loop
+ * has read its sockets (setImmediate runs after the poll phase): an answer that did arrive in time, but
+ * whose callback was queued behind a busy event loop, is not mistaken for a stalled Redis.
+ */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        reject(new RedisTimeout(ms));
+      });
+    }, ms);
+    promise.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** INCR with the window's expiry set by the first request of a window; returns the count and the time left. */
+const COUNT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`;
+
+interface CountCommand {
+  tradegraphCount(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+export interface BreakerTimings {
+  commandTimeoutMs: number;
+  cooldownMs: number;
+}
+
+/**
+ * Redis behind a circuit breaker. Closed: every count goes to Redis, bounded by the command timeout.
+ * A timeout or a connection error opens it: counts go to memory at once. After the cool-down, one count
+ * starts a background PING (half-open); its answer in time closes the breaker again.
+ */
+class BreakerCounters implements Counters {
+  private readonly memory = new MemoryCounters();
+  private open = false;
+  private openedAt = 0;
+  private probing = false;
+  private closing = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly log: CounterLog,
+    private readonly timings: BreakerTimings,
+  ) {
+    redis.defineCommand('tradegraphCount', { numberOfKeys: 1, lua: COUNT_SCRIPT });
+    redis.on('error', (err: Error) => this.trip(err));
+    redis.on('close', () => this.trip(new Error('connection to Redis closed')));
+  }
+
+  shared(): boolean {
+    return !this.open;
+  }
+
+  async count(key: string, windowMs: number): Promise<Count> {
+    if (this.open) {
+      this.probeAfterCooldown();
+      return this.memory.count(key, windowMs);
+    }
+    try {
+      const [current, ttlMs] = await withDeadline((this.redis as unknown as CountCommand).tradegraphCount(key, windowMs), this.timings.commandTimeoutMs);
+      this.memory.observe(key, current, ttlMs);
+      return { current, ttlMs, store: 'redis' };
+    } catch (err) {
+      this.trip(err);
+      return this.memory.count(key, windowMs);
+    }
+  }
+
+  /** Opens the breaker; logs once per trip (a connection that keeps failing reports nothing new). */
+  trip(err: unknown): void {
+    if (this.closing || this.open) return;
+    this.open = true;
+    this.openedAt = Date.now();
+    this.log.warn({ err }, 'rate-limit store (Redis) unhealthy: each process counts in its own memory until it recovers');
+  }
+
+  private probeAfterCooldown(): void {
+    if (this.probing || this.closing || Date.now() - this.openedAt < this.timings.cooldownMs) return;
+    this.probing = true;
+    withDeadline(this.redis.ping(), this.timings.commandTimeoutMs).then(
+      () => {
+        this.probing = false;
+        if (this.closing || !this.open) return;
+        this.open = false;
+        this.log.info({}, 'rate-limit store (Redis) recovered: budgets are shared again');
+      },
+      () => {
+        this.probing = false;
+        this.openedAt = Date.now();
+      },
+    );
+  }
+
+  close(): void {
+    this.closing = true;
+    this.redis.disconnect();
+  }
+}
+
+class LocalCounters implements Counters {
+  private readonly memory = new MemoryCounters();
+
+  async count(key: string, windowMs: number): Promise<Count> {
+    return this.memory.count(key, windowMs);
+  }
+
+  shared(): boolean {
+    return false;
+  }
+
+  close(): void {}
+}
+
+/**
+ * The counters of one origin: in memory without a Redis URL; with one, Redis behind the breaker,
+ * connected before the first count (at most REDIS_CONNECT_WAIT_MS; a Redis that is not reachable then
+ * is retried in the background, with the breaker open meanwhile).
+ */
+export async function openCounters(redisUrl: string | undefined, log: CounterLog, timings: Partial<BreakerTimings> = {}): Promise<Counters> {
+  if (!redisUrl) return new LocalCounters();
+  const commandTimeoutMs = timings.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    // A backstop only: the breaker gives up on a command long before (see withDeadline).
+    commandTimeout: Math.max(1000, commandTimeoutMs * 10),
+  });
+  const counters = new BreakerCounters(redis, log, { commandTimeoutMs, cooldownMs: timings.cooldownMs ?? REDIS_BREAKER_COOLDOWN_MS });
+  const connected = redis.connect().then(
+    () => true,
+    (err: unknown) => {
+      counters.trip(err);
+      return false;
+    },
+  );
+  // A Redis that accepts the connection but never answers must not hold the start either.
+  await Promise.race([connected, new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_WAIT_MS).unref())]);
+  return counters;
+}
+
+/** The callback store @fastify/rate-limit calls for the request budget, counting in `counters` under `prefix`. */
+function counterStore(counters: Counters, prefix: string) {
+  return class CounterStore {
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+      void counters.count(`${prefix}${key}`, timeWindow).then((count) => callback(null, { current: count.current, ttl: count.ttlMs }));
+    }
+
+    /**
+     * A route with a budget of its own (none today) counts under its method and URL. The plugin passes
+     * the merged limiter settings, with the route's options as `routeInfo`.
+     */
+    child(settings: object): CounterStore {
+      const info = (settings as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo;
+      const route = `${String(info?.method ?? '*')} ${String(info?.url ?? '*')}`;
+      const Child = counterStore(counters, `${prefix}route:${route}:`);
+      return new Child();
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The plugin
+// ---------------------------------------------------------------------------------------------------------
+
+/** The `RateLimit-*` header values of a count against `max`. */
+function budgetHeaders(max: number, count: Count): Array<[string, string]> {
+  return [
+    ['ratelimit-limit', String(max)],
+    ['ratelimit-remaining', String(Math.max(0, max - count.current))],
+    ['ratelimit-reset', String(Math.ceil(count.ttlMs / 1000))],
+  ];
+}
+
+/**
+ * A 429 RATE_LIMITED that also tells Apollo Server how to answer over HTTP: a resolver that throws it
+ * makes the GraphQL response a 429 with these headers (graphql-js copies an error's `extensions` onto
+ * the GraphQLError that wraps it; Apollo applies `extensions.http`).
+ */
+export class RateLimitedError extends AppError {
+  readonly extensions: { http: { status: number; headers: Map<string, string> } };
+
+  constructor(message: string, details: AppError['details'], headers: Array<[string, string]>) {
+    super('RATE_LIMITED', message, details);
+    this.extensions = { http: { status: 429, headers: new Map(headers) } };
+  }
+}
+
 export async function registerRateLimit(app: FastifyInstance, options: OriginRateLimit): Promise<void> {
   const windowMs = options.config.windowMs;
-  /** The 429 of either budget, in the error shape. */
-  const rateLimited = (what: string, limitName: string, max: number, retryText: string, retrySeconds: number) =>
-    new AppError('RATE_LIMITED', `Too many ${what}: at most ${max} per ${Math.round(windowMs / 1000)} s; retry in ${retryText}`, [
-      { field: 'rate_limit', message: `${limitName} ${max}, window ${windowMs} ms`, retry_after_seconds: retrySeconds },
-    ]);
+  const limitText = (what: string, max: number, retryText: string) => `Too many ${what}: at most ${max} per ${Math.round(windowMs / 1000)} s; retry in ${retryText}`;
+  const limitDetails = (limitName: string, max: number, retrySeconds: number) => [
+    { field: 'rate_limit', message: `${limitName} ${max}, window ${windowMs} ms`, retry_after_seconds: retrySeconds },
+  ];
   if (!options.config.enabled) {
     app.decorate('limitExpensive', async () => undefined);
     return;
   }
-  const redis = options.config.redisUrl
-    ? new Redis(options.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, lazyConnect: true })
-    : undefined;
-  if (redis) {
-    redis.on('error', (err: Error) => app.log.warn({ err }, 'rate-limit store (Redis) error; requests are let through meanwhile'));
-    app.addHook('onClose', async () => {
-      redis.disconnect();
-    });
-    // Connected before the first request is counted; a Redis that is down at start is retried in the
-    // background while requests are let through.
-    const connected = redis.connect().then(
-      () => true,
-      (err: unknown) => {
-        app.log.warn({ err }, 'rate-limit store (Redis) not reachable at start');
-        return false;
-      },
-    );
-    // A Redis that accepts the connection but never answers must not hold the start either.
-    await Promise.race([connected, new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_WAIT_MS).unref())]);
-  }
+  const counters = await openCounters(options.config.redisUrl, app.log);
+  app.addHook('onClose', async () => counters.close());
+  const namespace = `tradegraph:${options.namespace}:`;
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    timeWindow: options.config.windowMs,
+    timeWindow: windowMs,
     max: async (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
     keyGenerator: (request) => options.callerKey(request),
     allowList: (request) => (request.method === 'GET' || request.method === 'HEAD') && UNLIMITED_PATHS.has(request.url.split('?')[0]),
-    redis,
-    nameSpace: `tradegraph:${options.namespace}:`,
-    skipOnError: true,
+    store: counterStore(counters, namespace),
+    // The store never fails (it falls back to memory), so the headers always come from a real count.
+    skipOnError: false,
     enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) => rateLimited('requests', 'limit', context.max, context.after, Math.ceil(context.ttl / 1000)),
+    errorResponseBuilder: (_request, context) => {
+      const retrySeconds = Math.ceil(context.ttl / 1000);
+      return new AppError('RATE_LIMITED', limitText('requests', context.max, context.after), limitDetails('limit', context.max, retrySeconds));
+    },
   });
-  // Its own counters (a child of the store), shared by every route and resolver of the origin.
-  const expensive = app.createRateLimit({ max: options.config.expensiveMax, keyGenerator: (request) => options.callerKey(request) });
+
+  // Its own counters in the same store, shared by every route and resolver of the origin.
+  const expensiveMax = options.config.expensiveMax;
+  const expensivePrefix = `${namespace}expensive:`;
   app.decorate('limitExpensive', async (request: FastifyRequest, reply?: FastifyReply) => {
-    const state = await expensive(request);
-    if (state.isAllowed) return; // (an allow-listed caller: none today)
-    if (reply) {
-      void reply.header('ratelimit-limit', String(state.max));
-      void reply.header('ratelimit-remaining', String(state.remaining));
-      void reply.header('ratelimit-reset', String(state.ttlInSeconds));
-    }
-    if (!state.isExceeded) return;
-    if (reply) void reply.header('retry-after', String(state.ttlInSeconds));
-    throw rateLimited('expensive requests (optimize)', 'expensive-operation limit', state.max, `${state.ttlInSeconds} s`, state.ttlInSeconds);
+    const count = await counters.count(`${expensivePrefix}${await options.callerKey(request)}`, windowMs);
+    const headers = budgetHeaders(expensiveMax, count);
+    if (reply) for (const [name, value] of headers) void reply.header(name, value);
+    if (count.current <= expensiveMax) return;
+    const retrySeconds = Math.ceil(count.ttlMs / 1000);
+    if (reply) void reply.header('retry-after', String(retrySeconds));
+    throw new RateLimitedError(
+      limitText('expensive requests (optimize, hunt, cash hunt)', expensiveMax, `${retrySeconds} s`),
+      limitDetails('expensive-operation limit', expensiveMax, retrySeconds),
+      [...headers, ['retry-after', String(retrySeconds)]],
+    );
   });
 }

@@ -6,12 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { Redis } from 'ioredis';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
+import { startTestIssuer, TEST_OIDC_AUDIENCE, type TestIssuer } from '../helpers/oidc.js';
 
 let store: TestDb;
 beforeAll(async () => {
@@ -121,6 +123,38 @@ describe('in memory', () => {
   });
 });
 
+(process.env.TEST_REDIS_URL ? describe : describe.skip)('with Redis (REDIS_URL): the keys of both budgets', () => {
+  const config = testConfig({ ...base, RATE_LIMIT_MAX: '50', RATE_LIMIT_EXPENSIVE_MAX: '5', REDIS_URL: process.env.TEST_REDIS_URL as string });
+  let platform: RunningPlatform;
+  let redis: Redis;
+  beforeAll(async () => {
+    platform = await startPlatform(config, ['allocation'], { db: store.db });
+    redis = new Redis(process.env.TEST_REDIS_URL as string);
+  });
+  afterAll(async () => {
+    await platform?.close();
+    redis?.disconnect();
+  });
+
+  it('are tradegraph:<origin>:<caller> and tradegraph:<origin>:expensive:<caller>, never "undefined"', async () => {
+    const sub = `keys-${run}`;
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: sub });
+    const res = await request(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(DEMO_OPTIMIZE_BODY),
+    });
+    expect(res.status).toBe(200);
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `*${sub}*`, count: 1000 })) keys.push(...(batch as string[]));
+    expect(keys.sort()).toEqual([`tradegraph:allocation:expensive:partner:${sub}`, `tradegraph:allocation:partner:${sub}`]);
+    expect(await redis.get(`tradegraph:allocation:expensive:partner:${sub}`)).toBe('1');
+    const stray: string[] = [];
+    for await (const batch of redis.scanStream({ match: 'tradegraph:*undefined*', count: 1000 })) stray.push(...(batch as string[]));
+    expect(stray.filter((k) => k.includes(run))).toEqual([]);
+  });
+});
+
 // Issue "Production hardening" item 1: expensive operations have their own, lower budget.
 describe('expensive operations (optimize) have a lower budget of their own', () => {
   const config = testConfig({ ...base, RATE_LIMIT_MAX: '50', RATE_LIMIT_EXPENSIVE_MAX: '2' });
@@ -154,7 +188,14 @@ describe('expensive operations (optimize) have a lower budget of their own', () 
     expect(limited.body.error).toMatch(/expensive/);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('ratelimit-limit')).toBe('2');
-    expect((await mutation()).body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    // GraphQL: the resolver's refusal is an HTTP 429 with Retry-After too (the error's extensions.http).
+    const refused = await mutation();
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-limit')).toBe('2');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(refused.text).not.toMatch(/"http"|stack/);
     // Cheap calls from the same caller still pass (their budget is RATE_LIMIT_MAX).
     expect((await request(`${allocation()}/api/v1/demo/optimize-body`)).status).toBe(200);
     expect((await graphqlCall(allocation())).status).toBe(200);
@@ -168,11 +209,93 @@ describe('expensive operations (optimize) have a lower budget of their own', () 
   });
 });
 
-it('a Redis that does not answer lets requests through (the origin stays available) instead of failing them', async () => {
+// README "Rate limits": optimize, hunt and cash hunt "REST responses carry that budget's RateLimit-* headers".
+describe('the expensive budget on 2xx responses and through the gateway', () => {
+  let issuer: TestIssuer;
+  let platform: RunningPlatform;
+  let config: ReturnType<typeof testConfig>;
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    config = testConfig({ ...base, RATE_LIMIT_MAX: '50', RATE_LIMIT_EXPENSIVE_MAX: '3', OIDC_ISSUER: issuer.url, OIDC_AUDIENCES: TEST_OIDC_AUDIENCE });
+    platform = await startPlatform(config, ['allocation', 'search', 'gateway'], { db: store.db });
+  });
+  afterAll(async () => {
+    await platform?.close();
+    await issuer?.close();
+  });
+  const partnerToken = (sub: string) => mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: sub });
+  const budget = (res: JsonResponse) => [res.headers.get('ratelimit-limit'), res.headers.get('ratelimit-remaining')];
+
+  it('optimize, hunt and cash hunt answer 200 with the expensive budget\'s RateLimit headers', async () => {
+    const sub = `headers-${run}`;
+    const optimized = await request<{ portfolio_id: string }>(`${platform.urls.allocation}/api/v1/portfolios/optimize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await partnerToken(sub)}` },
+      body: JSON.stringify({ name: 'Headers', total_capital: 10000 }),
+    });
+    expect(optimized.status).toBe(200);
+    expect(budget(optimized)).toEqual(['3', '2']);
+    expect(Number(optimized.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    const auth = { authorization: `Bearer ${await issuer.idToken({ subject: sub })}` };
+    const id = optimized.body.portfolio_id;
+    const hunt = await request(`${platform.urls.search}/api/v1/portfolios/hunt?portfolio_id=${id}`, { headers: auth });
+    expect(hunt.status).toBe(200);
+    expect(budget(hunt)).toEqual(['3', '2']);
+    const cashHunt = await request(`${platform.urls.search}/api/v1/portfolios/cash-hunt?portfolio_id=${id}`, { headers: auth });
+    expect(cashHunt.status).toBe(200);
+    expect(budget(cashHunt)).toEqual(['3', '1']);
+    // A cheap route of the same origin keeps the request budget's headers.
+    expect(budget(await request(`${platform.urls.allocation}/api/v1/demo/optimize-body`))[0]).toBe('50');
+  });
+
+  it('the request budget is checked first: its 429 carries its own headers and message', async () => {
+    const tight = testConfig({ ...base, RATE_LIMIT_MAX: '1', RATE_LIMIT_EXPENSIVE_MAX: '3' });
+    const small = await startPlatform(tight, ['allocation'], { db: store.db });
+    try {
+      const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: tight.auth.issuer, audience: tight.auth.audiences.allocation, subject: `order-${run}` });
+      const call = () =>
+        request(`${small.urls.allocation}/api/v1/portfolios/optimize`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ name: 'Order', total_capital: 10000 }),
+        });
+      const first = await call();
+      expect(first.status).toBe(200);
+      expect(budget(first)).toEqual(['3', '2']);
+      const second = await call();
+      expect(second.status).toBe(429);
+      expect(budget(second)).toEqual(['1', '0']); // the request budget refused it
+      expect((second.body as { error: string }).error).not.toMatch(/expensive/);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('through the gateway, a subgraph\'s 429 is a 429 with Retry-After', async () => {
+    const token = await partnerToken(`gateway-${run}`);
+    const mutation = () =>
+      request<{ errors?: Array<{ extensions?: { code?: string } }> }>(`${platform.urls.gateway}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: 'mutation($i: PortfolioRequestInput!) { optimizePortfolio(input: $i) { positionCount } }', variables: { i: { name: 'x', totalCapital: 5000 } } }),
+      });
+    expect((await statuses(3, mutation))).toEqual([200, 200, 200]);
+    const refused = await mutation();
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+it('a Redis that does not answer keeps the origin available, and every budget still applies (counted in memory)', async () => {
   const config = testConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:1' });
   const platform = await startPlatform(config, ['analysis'], { db: store.db });
   try {
-    expect(await statuses(3, () => graphqlCall(platform.urls.analysis as string))).toEqual([200, 200, 200]);
+    const seen = [];
+    for (let i = 0; i < 6; i++) seen.push(await graphqlCall(platform.urls.analysis as string));
+    expect(seen.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    // The headers describe the counter that refused the sixth request.
+    expect(seen.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0', '0']);
   } finally {
     await platform.close();
   }
