@@ -145,7 +145,7 @@ class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
     }
     if (answer.status >= 500) throw this.unavailable();
     const parsed: unknown = isJson(answer.contentType) ? parseJson(answer.body) : answer.body;
-    if (answer.status < 200 || answer.status >= 300) throw refusal(answer, parsed);
+    if (answer.status < 200 || answer.status >= 300) throw keepRateLimitStatus(refusal(answer, parsed), answer);
     // An answer that is not a GraphQL response (a proxy's page, say) is no usable answer either.
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw this.unavailable();
     return parsed as SubgraphResponse;
@@ -179,6 +179,17 @@ function refusal(answer: SubgraphAnswer, parsed: unknown): GraphQLError {
   }
   const code = answer.status === 401 ? 'UNAUTHENTICATED' : answer.status === 403 ? 'FORBIDDEN' : undefined;
   return new GraphQLError(`${answer.status}: ${answer.statusText}`, { extensions: { code } });
+}
+
+/**
+ * A subgraph's 429 (a rate limit) stays a 429 with its Retry-After for the caller: Apollo Server applies
+ * a GraphQL error's `extensions.http` to the response (the whole response, even when other subgraphs
+ * answered their part).
+ */
+function keepRateLimitStatus(error: GraphQLError, answer: SubgraphAnswer): GraphQLError {
+  if (answer.status !== 429) return error;
+  const headers = new Map<string, string>(answer.retryAfter ? [['retry-after', answer.retryAfter]] : []);
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 429, headers } } });
 }
 
 export function createGateway(options: {
