@@ -43,6 +43,10 @@ export interface RateLimitConfig {
   /** Partner `sub` -> requests per window. */
   perPartner: Record<string, number>;
   redisUrl: string | undefined;
+  /** A Redis command slower than this opens the breaker (REDIS_COMMAND_TIMEOUT_MS when omitted). */
+  redisCommandTimeoutMs?: number;
+  /** How long the open breaker waits before probing Redis again (REDIS_BREAKER_COOLDOWN_MS when omitted). */
+  redisBreakerCooldownMs?: number;
 }
 
 export interface OriginRateLimit {
@@ -373,7 +377,10 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     app.decorate('limitExpensive', async () => undefined);
     return;
   }
-  const counters = await openCounters(options.config.redisUrl, app.log);
+  const counters = await openCounters(options.config.redisUrl, app.log, {
+    commandTimeoutMs: options.config.redisCommandTimeoutMs,
+    cooldownMs: options.config.redisBreakerCooldownMs,
+  });
   app.addHook('onClose', async () => counters.close());
   const namespace = `tradegraph:${options.namespace}:`;
   await app.register(rateLimit, {
