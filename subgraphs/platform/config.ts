@@ -223,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ) as Partial<Record<Origin, number>>,
       perPartner: parsePartnerBudgets(list('RATE_LIMIT_PARTNERS', []), problems),
       redisUrl,
+      redisCommandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 50, 5, 5000),
+      redisBreakerCooldownMs: int('REDIS_BREAKER_COOLDOWN_MS', 2000, 100, 600_000),
     },
     trustProxy: trustProxy(opt('TRUST_PROXY') ?? 'loopback'),
     graphqlLimits: {

@@ -108,7 +108,8 @@ it('a subgraph that refuses the caller (429) or fails (503) is relayed as RATE_L
   try {
     const ask = () => request<Body>(`${platform.urls.gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
     const limited = await ask();
-    expect(limited.status).toBe(200);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
     expect(limited.body.data?.allocationStrategies?.length).toBeGreaterThan(0);
     expect(limited.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/at most 3 per 60 s/), extensions: { code: 'RATE_LIMITED', details: [{ field: 'retry_after_seconds', message: '7' }] } });
     status = 503;
