@@ -35,6 +35,12 @@ describe('groupSummary', () => {
     expect(groupSummary(['a', 'b', 'c'], [3, 1, 2]).median).toBe(2);
   });
 
+  it('counts no hit for flat outcomes in the interval either', () => {
+    const dates = Array.from({ length: 12 }, (_, t) => dateOf(t));
+    const summary = groupSummary(dates, dates.map(() => 0));
+    expect(summary).toMatchObject({ n: 12, dates: 12, mean: 0, hitRate: 0, ci: [0, 0], hitRateCi: [0, 0] });
+  });
+
   it('is all nulls without rows and refuses malformed input', () => {
     expect(groupSummary([], [])).toMatchObject({ n: 0, dates: 0, mean: null, median: null, hitRate: null, ci: null, hitRateCi: null });
     expect(groupSummary(['a'], [NaN])).toMatchObject({ n: 0, dates: 0, mean: null });
