@@ -102,8 +102,12 @@ export function resolveBootstrapOptions(n: number, options: BootstrapOptions = {
       throw new RangeError(`${label} must be an integer for the ${scheme} scheme, got ${value}`);
     }
   }
+  const seed = options.seed ?? 0;
+  const stream = options.stream ?? 0;
+  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
+  if (!Number.isSafeInteger(stream)) throw new RangeError(`stream must be a safe integer, got ${stream}`);
   const blockLength = min(max(requested, minBlock), max(1, n));
-  return { replicates, blockLength, scheme, seed: options.seed ?? 0, stream: options.stream ?? 0, level };
+  return { replicates, blockLength, scheme, seed, stream, level };
 }
 
 /**

@@ -113,8 +113,8 @@ describe('options', () => {
     expect(() => resolveBootstrapOptions(10, { scheme: 'moving', blockLength: 2.5 })).toThrow(RangeError);
     expect(() => resolveBootstrapOptions(10, { scheme: 'bogus' as BlockScheme })).toThrow(RangeError);
     expect(() => resolveBootstrapOptions(-1)).toThrow(RangeError);
-    expect(() => resolveBootstrapOptions(10, { seed: 1.5 })).not.toThrow();
-    expect(() => forEachResample(10, { seed: 1.5 }, () => undefined)).toThrow(RangeError);
+    expect(() => resolveBootstrapOptions(10, { seed: 1.5 })).toThrow(RangeError);
+    expect(() => forEachResample(10, { stream: Number.MAX_VALUE }, () => undefined)).toThrow(RangeError);
   });
 });
 
