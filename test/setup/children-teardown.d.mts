@@ -1,0 +1,2 @@
+/** Types of children-teardown.mjs. */
+export default function childrenTeardown(): Promise<void>;
