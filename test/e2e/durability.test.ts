@@ -9,55 +9,38 @@
  *
  * On the embedded store on disk, and on PostgreSQL when TEST_DATABASE_URL is set (`npm run test:pg`, CI).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb, type Db } from '../../subgraphs/platform/db.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
-import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
+import { originEnv, startOrigins, type Origins } from '../helpers/child.js';
 import { BACKENDS, createPostgresDatabase } from '../helpers/db.js';
 import { TEST_SECRET } from '../helpers/config.js';
 import { request } from '../helpers/http.js';
 
-const START = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
 const OPTIMIZE = '/api/v1/portfolios/optimize';
 
 interface Started {
-  child: ChildProcessWithoutNullStreams;
+  child: Origins;
   allocation: string;
-  exit: Promise<number | null>;
 }
 
-function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  if (!fs.existsSync(START)) throw new Error(`${START} is missing: run npm run build (npm test does)`);
-  const child = spawn(process.execPath, [START, 'analysis', 'allocation'], { env, cwd: PROJECT_ROOT });
-  let out = '';
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 90 s:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (!out.includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      const allocation = /^ {2}allocation\s+(http:\/\/\S+)/m.exec(out)?.[1];
-      if (!allocation) return reject(new Error(`no allocation URL in:\n${out}`));
-      resolve({ child, allocation, exit });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    void exit.then((code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));
-  });
+/** The analysis and allocation origins of dist/cli/start.js (test/helpers/child.ts: own process group, scaled deadlines). */
+async function start(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = await startOrigins(['analysis', 'allocation'], env, 90_000);
+  const allocation = child.urls.allocation;
+  if (!allocation) throw new Error(`no allocation URL in:\n${child.output()}`);
+  return { child, allocation };
 }
 
 async function kill9(s: Started): Promise<void> {
-  s.child.kill('SIGKILL');
-  await s.exit;
+  await s.child.kill();
 }
 
 async function stop(s: Started): Promise<void> {
-  s.child.kill('SIGINT');
-  expect(await s.exit).toBe(0);
+  s.child.signal('SIGINT');
+  expect(await s.child.waitForExit()).toBe(0);
 }
 
 describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
@@ -74,27 +57,20 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
       databaseUrl = database.url;
       dropDatabase = database.drop;
     }
-    const { DATABASE_URL: _d, TEST_DATABASE_URL: _t, ...inherited } = process.env;
-    env = {
-      ...inherited,
-      APP_ENV: 'development',
+    env = originEnv({
       DATA_DIR: dataDir,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      ANALYSIS_PORT: '0',
-      ALLOCATION_PORT: '0',
-      DEMO_SYMBOL_COUNT: '22',
-      DEMO_YEARS: '1',
       ANALYZE_ON_START_DAYS: '1',
       ANALYZE_WORKERS: '0',
       AUTH_HS256_SECRET: TEST_SECRET,
       RATE_LIMIT_MAX: '1000000',
       RATE_LIMIT_EXPENSIVE_MAX: '1000000',
-      LOG_LEVEL: 'warn',
-    };
+    });
     token = await mintPartnerToken({ secret: TEST_SECRET, issuer: 'tradegraph-dev', audience: 'tradegraph-allocation', subject: 'durable-partner' });
   });
   afterAll(async () => {
-    for (const s of running) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    // The origins' group goes first: the database cannot be dropped while they hold it.
+    await Promise.all(running.map((s) => s.child.kill()));
     await dropDatabase?.();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -149,11 +125,11 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
         // The first answer pulls the trigger while the others are in flight.
         if (!killed) {
           killed = true;
-          first.child.kill('SIGKILL');
+          first.child.signal('SIGKILL');
         }
       }),
     );
-    await first.exit;
+    await first.child.waitForExit();
     expect(answered.length).toBeGreaterThan(0);
     expect(answered.length).toBeLessThan(requests.length); // the kill did interrupt some
 

@@ -2,60 +2,21 @@
  * `npm start` as a user runs it (the built dist/cli/start.js in a child process): all four origins
  * come up on the embedded store with the demo market, Ctrl-C stops them cleanly, and a restart on
  * the same data directory keeps everything (no second demo load). One origin can start alone.
- * `npm test` builds dist/ first (schema:check).
+ * `npm test` builds dist/ first (schema:check). The children come from test/helpers/child.ts: each in
+ * its own process group, killed with it however a test ends, every wait scaled to the machine.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
+import { originEnv, runToExit, spawnOrigins, START_JS, startOrigins, withDeadline } from '../helpers/child.js';
 import { request } from '../helpers/http.js';
+import { scaled } from '../helpers/time.js';
 
-const START = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-'));
 // The child gets this process's environment minus any store settings of the surrounding run.
-const { DATABASE_URL: _db, TEST_DATABASE_URL: _testDb, ...inherited } = process.env;
-const env = {
-  ...inherited,
-  APP_ENV: 'development',
-  DATA_DIR: dataDir,
-  ANALYSIS_PORT: '0',
-  ALLOCATION_PORT: '0',
-  SEARCH_PORT: '0',
-  GATEWAY_PORT: '0',
-  DEMO_SYMBOL_COUNT: '22',
-  DEMO_YEARS: '1',
-  LOG_LEVEL: 'warn',
-};
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  urls: Record<string, string>;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-function start(args: string[] = [], childEnv: NodeJS.ProcessEnv = env): Promise<Started> {
-  if (!fs.existsSync(START)) throw new Error(`${START} is missing: run npm run build (npm test does)`);
-  const child = spawn(process.execPath, [START, ...args], { env: childEnv, cwd: PROJECT_ROOT });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
-    const check = () => {
-      if (!out.includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      child.stdout.off('data', check);
-      const urls = Object.fromEntries([...out.matchAll(/^ {2}(\w+)\s+(http:\/\/\S+)\s+\(GraphQL/gm)].map((m) => [m[1], m[2]]));
-      resolve({ child, urls, output: () => out, exit });
-    };
-    child.stdout.on('data', check);
-    void exit.then((code) => reject(new Error(`exited with ${code} before ready:\n${out}`)));
-  });
-}
+const env = originEnv({ DATA_DIR: dataDir });
+const start = (args: string[] = [], childEnv: NodeJS.ProcessEnv = env) => startOrigins(args, childEnv);
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -77,8 +38,8 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   });
   expect(viaGateway.body).toEqual({ data: { security: { name: 'Acme Synthetic Corp' }, huntModes: [{ mode: 'general' }, { mode: 'replace' }, { mode: 'interest' }] } });
 
-  first.child.kill('SIGINT');
-  expect(await first.exit).toBe(0);
+  first.signal('SIGINT');
+  expect(await first.waitForExit()).toBe(0);
   expect(first.output()).toContain('Stopped cleanly.');
   expect(fs.existsSync(path.join(dataDir, 'tradegraph.lock'))).toBe(false);
 
@@ -88,27 +49,21 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(second.output()).not.toContain('Demo market loaded');
   expect(second.output()).not.toContain('Stored'); // the latest day already has snapshots
   expect((await request(`${second.urls.analysis}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-analysis', demo_symbol: 'ACME' }));
-  second.child.kill('SIGTERM');
-  expect(await second.exit).toBe(0);
+  second.signal('SIGTERM');
+  expect(await second.waitForExit()).toBe(0);
 });
 
 /** Runs the start script to its exit and returns the exit code and what it wrote to stderr. */
-async function runToExit(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [START, ...args], { env: childEnv, cwd: PROJECT_ROOT });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, stderr };
-}
+const runStartToExit = (args: string[], childEnv: NodeJS.ProcessEnv) => runToExit(process.execPath, [START_JS, ...args], { env: childEnv });
 
 it('refuses an unknown origin name with exit code 2', async () => {
-  const { code, stderr } = await runToExit(['billing'], env);
+  const { code, stderr } = await runStartToExit(['billing'], env);
   expect(code).toBe(2);
   expect(stderr).toContain('Unknown origin(s): billing');
 });
 
 it('refuses bad configuration with the variable named, exit code 1', async () => {
-  const { code, stderr } = await runToExit([], { ...env, ANALYSIS_PORT: 'http' });
+  const { code, stderr } = await runStartToExit([], { ...env, ANALYSIS_PORT: 'http' });
   expect(code).toBe(1);
   expect(stderr).toContain('ANALYSIS_PORT must be an integer');
 });
@@ -116,30 +71,17 @@ it('refuses bad configuration with the variable named, exit code 1', async () =>
 it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded market', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-int-'));
   const envInt = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300', ANALYZE_ON_START_DAYS: '3' };
-  const child = spawn(process.execPath, [START], { env: envInt, cwd: PROJECT_ROOT });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.includes('Generating the synthetic demo market') && !child.killed) child.kill('SIGINT');
-  });
-  const code = await new Promise((resolve) => child.on('exit', resolve));
-  expect(code).toBe(0);
+  const child = spawnOrigins([], envInt);
+  await child.waitFor('Generating the synthetic demo market', 'the demo load');
+  child.signal('SIGINT');
+  expect(await child.waitForExit()).toBe(0);
+  const out = child.output();
   expect(out).toContain('SIGINT: stopping after the current start-up step...');
   expect(out).toContain('Stopped cleanly.');
 
   // Whatever the interrupted start committed, the next start sees a complete market.
-  const restarted = spawn(process.execPath, [START, 'analysis'], { env: envInt, cwd: PROJECT_ROOT });
-  let out2 = '';
-  restarted.stdout.on('data', (d: Buffer) => (out2 += d.toString()));
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
-      if (out2.includes('Press Ctrl-C')) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 50);
-  });
-  const url = /analysis\s+(http:\/\/\S+)/.exec(out2)![1];
+  const restarted = await start(['analysis'], envInt);
+  const url = restarted.urls.analysis;
   const secret = fs.readFileSync(path.join(dir, 'dev-hs256-secret'), 'utf8').trim();
   const { mintPartnerToken } = await import('../../subgraphs/platform/auth.js');
   const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
@@ -149,19 +91,10 @@ it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded mar
     body: JSON.stringify({ query: '{ securities { totalCount } security(symbol: "ACME") { bars { totalCount } } }' }),
   });
   expect(res.body.data).toEqual({ securities: { totalCount: 301 }, security: { bars: { totalCount: 252 } } });
-  restarted.kill('SIGTERM');
-  expect(await new Promise((resolve) => restarted.on('exit', resolve))).toBe(0);
+  restarted.signal('SIGTERM');
+  expect(await restarted.waitForExit()).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Resolves with the promise, or fails after ms with what the child printed (a hang explains itself). */
-function within<T>(promise: Promise<T>, ms: number, step: string, output: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${step}: nothing after ${ms} ms; child output:\n${output()}`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 it.each([
   ['Ctrl-C', 'SIGINT'],
@@ -193,36 +126,28 @@ it.each([
     req.end(JSON.stringify({ query }));
   });
   // The body is complete on the server and being written when the signal arrives.
-  await within(headers, 30_000, 'response headers', running.output);
-  running.child.kill(signal);
+  await withDeadline(headers, 30_000, 'response headers', running.output);
+  running.signal(signal);
   await new Promise((r) => setTimeout(r, 300));
   resume();
-  const text = await within(done, 30_000, 'response body', running.output);
+  const text = await withDeadline(done, 30_000, 'response body', running.output);
   const body = JSON.parse(text) as { data: { securities: { nodes: Array<{ bars: { nodes: unknown[] } }> } } };
   expect(body.data.securities.nodes).toHaveLength(23);
   expect(body.data.securities.nodes.every((n) => n.bars.nodes.length === 2000)).toBe(true);
   expect(text.length).toBeGreaterThan(5_000_000);
-  expect(await within(running.exit, 20_000, 'exit after the drain', running.output)).toBe(0);
+  expect(await running.waitForExit(20_000)).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
-}, 120_000);
+}, scaled(120_000));
 
 it('Ctrl-C during the start-up analysis stops promptly and stores no snapshot of the interrupted run', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-ana-'));
   const envAna = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '150' };
-  const child = spawn(process.execPath, [START], { env: envAna, cwd: PROJECT_ROOT });
-  let out = '';
-  let interruptedAt = 0;
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.includes('Analysing the last') && !child.killed) {
-      interruptedAt = Date.now();
-      child.kill('SIGINT');
-    }
-  });
-  const code = await new Promise((resolve) => child.on('exit', resolve));
-  expect(code).toBe(0);
-  expect(interruptedAt).toBeGreaterThan(0);
-  expect(Date.now() - interruptedAt).toBeLessThan(15_000);
+  const child = spawnOrigins([], envAna);
+  await child.waitFor('Analysing the last', 'the start-up analysis');
+  child.signal('SIGINT');
+  // "Promptly": within 15 s on an idle machine (scaled), where the whole analysis takes much longer.
+  expect(await child.waitForExit(15_000)).toBe(0);
+  const out = child.output();
   expect(out).toContain('Stopped cleanly.');
   expect(out).not.toContain('Stored');
 
@@ -233,7 +158,7 @@ it('Ctrl-C during the start-up analysis stops promptly and stores no snapshot of
   const token = await mintPartnerToken({ secret, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'e2e' });
   const res = await request(`${restarted.urls.analysis}/api/v1/results/analysis/ACME`, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(404);
-  restarted.child.kill('SIGTERM');
-  expect(await restarted.exit).toBe(0);
+  restarted.signal('SIGTERM');
+  expect(await restarted.waitForExit()).toBe(0);
   fs.rmSync(dir, { recursive: true, force: true });
 });
