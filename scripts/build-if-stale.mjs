@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+/**
+ * Runs the TypeScript build (tsc -p tsconfig.json) only when dist/ is older than the sources, so that
+ * `npm start`, `npm run tradegraph ...`, the schema and bench scripts start at once on an unchanged tree.
+ *
+ * dist/.build-stamp is written after every successful tsc, with the time the build began as its mtime.
+ * The build is stale, and tsc runs, when the stamp is missing, when anything of the project is newer
+ * than (or as new as) the stamp — a TypeScript file or a directory (a file added, removed or renamed)
+ * under tsconfig.json's "include", tsconfig.json, package.json, package-lock.json — or when a source
+ * has no compiled .js in dist/. A failed tsc leaves no new stamp, so the next run compiles again.
+ *
+ *   node scripts/build-if-stale.mjs           compile if stale (what the npm scripts run)
+ *   node scripts/build-if-stale.mjs --force   compile in any case (npm run build)
+ *   node scripts/build-if-stale.mjs --check   only say whether it is stale: exit 0 fresh, 1 stale
+ *   ... --root <dir>                          another project than this one (the tests use it)
+ *
+ * stdout is left to the command that follows: everything this script and tsc print goes to stderr,
+ * so `npm run -s tradegraph -- token` still prints exactly the token. Plain JavaScript with no
+ * dependency: it has to run before anything is compiled.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const STAMP = '.build-stamp';
+const SOURCE = /\.(ts|mts|cts|tsx)$/;
+const DECLARATION = /\.d\.(ts|mts|cts)$/;
+/** Files beside tsconfig.json whose change means a rebuild. */
+const PROJECT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
+
+/** Reads the options this script understands; throws on anything else. */
+function parseOptions(argv) {
+  const options = { force: false, check: false, root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..') };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--force') options.force = true;
+    else if (argv[i] === '--check') options.check = true;
+    else if (argv[i] === '--root' && argv[i + 1]) options.root = path.resolve(argv[++i]);
+    else throw new Error(`unknown option ${argv[i]}; usage: build-if-stale.mjs [--force | --check] [--root <dir>]`);
+  }
+  return options;
+}
+
+/** tsconfig.json's include and outDir (the project's own: plain JSON). */
+function readTsconfig(root) {
+  const config = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+  const options = config.compilerOptions ?? {};
+  return {
+    include: config.include ?? ['.'],
+    outDir: path.resolve(root, options.outDir ?? 'dist'),
+    rootDir: path.resolve(root, options.rootDir ?? '.'),
+  };
+}
+
+/** Every directory and TypeScript file under `dir` (node_modules and dot-directories left out). */
+function walk(dir, visit) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  visit(dir, true);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full, visit);
+    } else if (SOURCE.test(entry.name)) visit(full, false);
+  }
+}
+
+/**
+ * Why the build is stale (a sentence), or null when dist/ is up to date. `stampMs` is the stamp's mtime.
+ */
+function staleReason(root) {
+  const { include, outDir, rootDir } = readTsconfig(root);
+  let stampMs;
+  try {
+    stampMs = fs.statSync(path.join(outDir, STAMP)).mtimeMs;
+  } catch {
+    return `no ${path.relative(root, path.join(outDir, STAMP))} (never built here)`;
+  }
+  for (const name of PROJECT_FILES) {
+    const file = path.join(root, name);
+    if (fs.existsSync(file) && fs.statSync(file).mtimeMs >= stampMs) return `${name} changed`;
+  }
+  let reason = null;
+  for (const pattern of include) {
+    // "subgraphs", "test/**/*": the directory part before any wildcard.
+    const base = path.join(root, pattern.split(/[*?]/)[0]);
+    walk(base, (file, isDir) => {
+      if (reason !== null) return;
+      if (fs.statSync(file).mtimeMs >= stampMs) {
+        reason = `${path.relative(root, file) || '.'}${isDir ? '/ (a file added, removed or renamed)' : ''} changed`;
+        return;
+      }
+      if (!isDir && !DECLARATION.test(file)) {
+        const js = path.join(outDir, path.relative(rootDir, file)).replace(/\.(m|c)?tsx?$/, (ext) => (ext.startsWith('.m') ? '.mjs' : ext.startsWith('.c') ? '.cjs' : '.js'));
+        if (!fs.existsSync(js)) reason = `${path.relative(root, js)} is missing`;
+      }
+    });
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
+/** Runs tsc for the project; writes the stamp (mtime: when the build began) if it succeeded. */
+function build(root) {
+  const { outDir } = readTsconfig(root);
+  const began = new Date();
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  // tsc's diagnostics go to stderr: stdout belongs to the command after this one.
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) return result.status ?? 1;
+  fs.mkdirSync(outDir, { recursive: true });
+  const stamp = path.join(outDir, STAMP);
+  fs.writeFileSync(stamp, `tsc -p tsconfig.json succeeded; build began ${began.toISOString()}\n`);
+  fs.utimesSync(stamp, began, began);
+  return 0;
+}
+
+function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const reason = options.force ? 'a build was asked for (--force)' : staleReason(options.root);
+  if (options.check) {
+    process.stderr.write(reason === null ? 'build: up to date\n' : `build: stale: ${reason}\n`);
+    return reason === null ? 0 : 1;
+  }
+  if (reason === null) return 0;
+  if (!options.force) process.stderr.write(`build: ${reason}; compiling (tsc)...\n`);
+  return build(options.root);
+}
+
+process.exitCode = main();
