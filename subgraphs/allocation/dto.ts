@@ -396,22 +396,35 @@ function flatten(errors: readonly ValidationError[], naming: FieldNaming, parent
 /** A NUL character or half a surrogate pair: text no database column or JSON document can hold. */
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Every string value and map key of the input that cannot be stored, by field path. */
+/**
+ * Every string value and map key of the input that cannot be stored, by field path, in document order.
+ * The walk keeps its own stack (no recursion), so however deep the input nests it cannot overflow.
+ */
 function unstorableText(value: unknown, naming: FieldNaming, path: string, out: ErrorDetail[]): ErrorDetail[] {
   const problem = (field: string) => out.push({ field: field || 'body', message: `${field || 'body'} contains a NUL character or an unpaired surrogate` });
-  if (typeof value === 'string') {
-    if (UNSTORABLE.test(value)) problem(path);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => unstorableText(item, naming, `${path}[${i}]`, out));
-  } else if (typeof value === 'object' && value !== null) {
-    // DTO instances name fields by property; free-form maps by their own keys (data, kept as sent).
-    const dto = isDto(value);
-    for (const [key, item] of Object.entries(value)) {
-      const name = dto && naming === 'rest' ? camelToSnake(key) : key;
-      const field = path ? `${path}.${name}` : name;
-      if (!dto && UNSTORABLE.test(key)) problem(field);
-      unstorableText(item, naming, field, out);
+  // badKey: the map key that leads to this value cannot be stored (reported just before the value's own problems).
+  const stack: Array<{ value: unknown; path: string; badKey: boolean }> = [{ value, path, badKey: false }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    const { value: current, path: at, badKey } = frame;
+    if (badKey) problem(at);
+    if (typeof current === 'string') {
+      if (UNSTORABLE.test(current)) problem(at);
+      continue;
     }
+    if (typeof current !== 'object' || current === null) continue;
+    const children: Array<{ value: unknown; path: string; badKey: boolean }> = [];
+    if (Array.isArray(current)) {
+      current.forEach((item, i) => children.push({ value: item, path: `${at}[${i}]`, badKey: false }));
+    } else {
+      // DTO instances name fields by property; free-form maps by their own keys (data, kept as sent).
+      const dto = isDto(current);
+      for (const [key, item] of Object.entries(current)) {
+        const name = dto && naming === 'rest' ? camelToSnake(key) : key;
+        const field = at ? `${at}.${name}` : name;
+        children.push({ value: item, path: field, badKey: !dto && UNSTORABLE.test(key) });
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
   return out;
 }

@@ -1,0 +1,60 @@
+/**
+ * How deeply a JSON text nests, found without parsing it: one pass over the characters, counting the
+ * brackets (`{` `[` up, `}` `]` down) that stand outside strings. The scan is iterative and stops at
+ * the first bracket past the limit, so a hostile document (100,000 levels in 200 KB) costs one linear
+ * pass and never reaches JSON.parse or anything recursive that walks its result.
+ *
+ * Depth counts arrays and objects: `1` and `"x"` are 0, `{}` and `[]` are 1, `{"a":[1]}` is 2.
+ * The text need not be valid JSON: validity is JSON.parse's business, run only after this says yes.
+ */
+import { AppError } from './errors.js';
+
+/** Default of MAX_JSON_DEPTH (config.maxJsonDepth). */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c; // \
+const OPEN_BRACE = 0x7b; // {
+const CLOSE_BRACE = 0x7d; // }
+const OPEN_BRACKET = 0x5b; // [
+const CLOSE_BRACKET = 0x5d; // ]
+
+/**
+ * The deepest nesting of `text`, or `maxDepth + 1` as soon as the text goes past `maxDepth` (the rest
+ * is not scanned). Unbalanced closers never make the depth negative.
+ */
+export function jsonDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEGER): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++; // the escaped character cannot end the string
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > maxDepth) return deepest;
+      }
+    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/** true when `text` nests arrays and objects deeper than `maxDepth`. */
+export function isTooDeep(text: string, maxDepth: number): boolean {
+  return jsonDepth(text, maxDepth) > maxDepth;
+}
+
+/** The 400 REQUEST_TOO_DEEP refusal; `field` names where the document was (`body`, `variables`, ...). */
+export function tooDeep(maxDepth: number, field = 'body'): AppError {
+  return new AppError('REQUEST_TOO_DEEP', `The request document nests deeper than ${maxDepth} levels of arrays and objects`, [
+    { field, message: `nested deeper than ${maxDepth} levels (MAX_JSON_DEPTH)` },
+  ]);
+}
