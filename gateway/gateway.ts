@@ -227,6 +227,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     env: config.env,
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
+    maxJsonDepth: config.maxJsonDepth,
     dbHealthTimeoutMs: config.dbHealthTimeoutMs,
     health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
     root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),

@@ -142,6 +142,7 @@ function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, h
     env: deps.config.env,
     logLevel: deps.config.logLevel,
     bodyLimitBytes: deps.config.bodyLimitBytes,
+    maxJsonDepth: deps.config.maxJsonDepth,
     db: deps.db,
     dbHealthTimeoutMs: deps.config.dbHealthTimeoutMs,
     health,

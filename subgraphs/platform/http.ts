@@ -2,20 +2,38 @@
  * The HTTP shell every origin shares: Fastify with trace ids, the error shape of DESIGN section 5,
  * `GET /` and `GET /health`, a 404 for unknown routes, body limits, and the origin's GraphQL endpoint.
  * Domain routes plug in as Fastify plugins (rest-compat/); nothing here knows a domain rule.
+ *
+ * Hostile input stops here, before anything walks it: a request document (JSON body, GraphQL GET
+ * `variables`/`extensions`) nested deeper than MAX_JSON_DEPTH is refused from its text (json-depth.ts)
+ * before JSON.parse; slow clients, oversized heads, bad request lines and foreign charsets are refused
+ * in the error shape (http-limits.ts). On /graphql, errors reading the request document answer the
+ * GraphQL-over-HTTP way, `{"errors": [...]}`. Every 503 carries Retry-After.
  */
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import swagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type ConnectionError, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv } from './config.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
+import {
+  answerOnSocket,
+  charsetRefusal,
+  clientErrorRefusal,
+  requestLineRefusal,
+  retryAfterSeconds,
+  serverTimeouts,
+  DEFAULT_RETRY_AFTER_SECONDS,
+  type ServerTimeouts,
+} from './http-limits.js';
+import { DEFAULT_MAX_JSON_DEPTH, isTooDeep, tooDeep } from './json-depth.js';
 import { registerRateLimit, type OriginRateLimit } from './rate-limit.js';
-import { traceIdFrom } from './trace.js';
+import { traceIdFrom, traceIdFromRawHead } from './trace.js';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 
@@ -63,6 +81,10 @@ export interface OriginOptions<Ctx extends BaseContext> {
   schemas?: readonly object[];
   /** `WWW-Authenticate` challenge sent with every 401 of its REST routes (e.g. `Bearer realm="..."`). */
   authChallenge?: string;
+  /** Deepest nesting of a request document (MAX_JSON_DEPTH); DEFAULT_MAX_JSON_DEPTH when omitted. */
+  maxJsonDepth?: number;
+  /** Client deadlines; DEFAULT_SERVER_TIMEOUTS for whatever is omitted (tests shorten them). */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -112,8 +134,31 @@ export function toHttpError(err: unknown): AppError {
   return toAppError(err);
 }
 
+export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * Refusals of the request document itself (its JSON, size, media type, charset, depth). On /graphql
+ * they answer the GraphQL-over-HTTP way; every other refusal there (rate limit, shutdown, the HTTP-level
+ * ones such as 414) keeps the error shape, as on every other path.
+ */
+const DOCUMENT_ERRORS: ReadonlySet<ErrorCode> = new Set(['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TOO_DEEP', 'BAD_REQUEST']);
+
+/** `{"errors": [...]}` with the registry code: a GraphQL client reads it like any request error. */
+export function graphqlErrorBody(err: AppError): { errors: GraphQLFormattedError[] } {
+  return { errors: [{ message: err.message, extensions: { code: err.code, details: err.details } }] };
+}
+
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
-  return reply.code(err.status).type(JSON_TYPE).send(errorBody(err, reply.request.traceId));
+  if (err.status === 503) void reply.header('retry-after', String(retryAfterSeconds(err.code)));
+  const graphqlDocument = reply.request.routeOptions.url === GRAPHQL_PATH && DOCUMENT_ERRORS.has(err.code);
+  return reply.code(err.status).type(JSON_TYPE).send(graphqlDocument ? graphqlErrorBody(err) : errorBody(err, reply.request.traceId));
+}
+
+/** Refusals of hostile input made before any route ran: one info line each (no stack, no body). */
+const LOGGED_REFUSALS: ReadonlySet<ErrorCode> = new Set(['REQUEST_TOO_DEEP', 'URI_TOO_LONG', 'HTTP_VERSION_NOT_SUPPORTED']);
+
+function logRefusal(log: FastifyBaseLogger, err: AppError): void {
+  log.info({ code: err.code, status: err.status }, `request refused: ${err.message}`);
 }
 
 const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
@@ -214,8 +259,7 @@ function costLimitPlugin(maxCost: number): ApolloServerPlugin<BaseContext> {
   };
 }
 
-/** Longest time a request may take to arrive in full. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { REQUEST_TIMEOUT_MS } from './http-limits.js';
 /** Longest time a close waits for in-flight responses before Node drops what is left. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -239,8 +283,11 @@ function drainOnClose(app: FastifyInstance): void {
     void done.then(() => inFlight.delete(done));
     if (closing) return sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance'));
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
+    // Any 503 a route sent in its own shape (the analysis envelope) still says when to retry.
+    if (reply.statusCode === 503 && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(DEFAULT_RETRY_AFTER_SECONDS));
+    done(null, payload);
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -251,7 +298,45 @@ function drainOnClose(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Node's refusals before Fastify has a request (clientError): the error shape with a trace id from the
+ * raw head, one info line, `connection: close`.
+ */
+function clientErrorHandler(timeouts: ServerTimeouts) {
+  return function (this: FastifyInstance, err: ConnectionError, socket: Duplex): void {
+    const refusal = socket.destroyed ? null : clientErrorRefusal(err, timeouts);
+    if (!refusal) {
+      socket.destroy();
+      return;
+    }
+    const traceId = traceIdFromRawHead((err as { rawPacket?: unknown }).rawPacket);
+    this.log.info({ trace_id: traceId, code: refusal.code, status: refusal.status, reason: err.code }, `request refused: ${refusal.message}`);
+    answerOnSocket(socket, refusal, traceId);
+  };
+}
+
+/**
+ * JSON bodies: UTF-8 only, depth checked on the text before JSON.parse (so nothing recursive ever
+ * sees a deep document), then Fastify's own parser (prototype poisoning refused). Plain text: UTF-8 only.
+ */
+function bodyParsers(app: FastifyInstance, maxDepth: number): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    const refusal = charsetRefusal(request.headers['content-type']) ?? (isTooDeep(text, maxDepth) ? tooDeep(maxDepth) : null);
+    if (refusal) return done(refusal, undefined);
+    return parseJson(request, text, done);
+  });
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
+    const refusal = charsetRefusal(request.headers['content-type']);
+    return refusal ? done(refusal, undefined) : done(null, body);
+  });
+}
+
 export async function createOrigin<Ctx extends BaseContext>(options: OriginOptions<Ctx>): Promise<FastifyInstance> {
+  const timeouts = serverTimeouts(options.timeouts);
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const app = Fastify({
     logger: { level: options.logLevel },
     logController: new LogController({
@@ -261,8 +346,19 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy ?? false,
     genReqId: (req) => traceIdFrom(req.headers),
-    // A request whose body never finishes (slowloris) cannot hold the server, nor its shutdown.
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    // A request whose head or body never finishes (slowloris) cannot hold the server, nor its shutdown:
+    // Node checks the deadlines every checkIntervalMs (its default, 30 s, let them overrun by as much).
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      // A missing Host is refused in the error shape (requestLineRefusal), not with Node's bare 400.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: clientErrorHandler(timeouts),
     // Shutdown is graceful (see drainOnClose); idle keep-alive connections are closed by server.close().
     forceCloseConnections: false,
     return503OnClosing: false,
@@ -278,12 +374,26 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   app.addHook('onRequest', async (request, reply) => {
     request.traceId = request.id;
     void reply.header('x-trace-id', request.id);
+    const refusal = requestLineRefusal(request.raw);
+    if (refusal) {
+      logRefusal(request.log, refusal);
+      return sendError(reply.header('connection', 'close'), refusal);
+    }
   });
   drainOnClose(app);
 
+  bodyParsers(app, maxJsonDepth);
+
   app.setErrorHandler((err, request, reply) => {
+    // The client went away before its request had arrived (a slow upload cut at its deadline, logged
+    // then as a 408): nobody to answer, and no server fault to log.
+    if (request.raw.readableAborted) {
+      request.log.debug('request aborted before it arrived in full');
+      return sendError(reply, new AppError('BAD_REQUEST', 'The request was aborted before it arrived in full'));
+    }
     const appError = toHttpError(err);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    else if (LOGGED_REFUSALS.has(appError.code)) logRefusal(request.log, appError);
     if (appError.status === 401 && options.authChallenge) void reply.header('www-authenticate', options.authChallenge);
     return sendError(reply, appError);
   });
@@ -338,10 +448,11 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     if (dbUp) return { status: 'ok', ...options.health.body() };
     if (!options.health.failWhenDbDown) return { status: 'degraded', ...options.health.body() };
     const err = new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable', [{ message: 'database ping failed' }]);
+    void reply.header('retry-after', String(retryAfterSeconds(err.code)));
     return reply.code(503).send({ ...errorBody(err, request.traceId), status: 'unavailable', ...options.health.body() });
   });
 
-  if (options.graphql) await mountGraphql(app, options.graphql, options.env);
+  if (options.graphql) await mountGraphql(app, options.graphql, options.env, maxJsonDepth);
   return app;
 }
 
@@ -360,7 +471,17 @@ export const ERROR_SCHEMA = {
   additionalProperties: true,
 } as const;
 
-async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv): Promise<void> {
+/** GraphQL GET parameters that carry JSON, read by Apollo Server with JSON.parse. */
+const JSON_SEARCH_PARAMS = ['variables', 'extensions'] as const;
+
+/** A GET's `variables`/`extensions` nested deeper than maxDepth: refused before Apollo parses them. */
+function checkSearchDepth(search: URLSearchParams, maxDepth: number): void {
+  for (const name of JSON_SEARCH_PARAMS) {
+    for (const value of search.getAll(name)) if (isTooDeep(value, maxDepth)) throw tooDeep(maxDepth, name);
+  }
+}
+
+async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv, maxJsonDepth: number): Promise<void> {
   const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
   if (!executor) throw new Error('A GraphQL mount needs a schema or a gateway');
   const limits = mount.limits ?? DEFAULT_GRAPHQL_LIMITS;
@@ -392,7 +513,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
 
   app.route({
     method: ['GET', 'POST'],
-    url: '/graphql',
+    url: GRAPHQL_PATH,
     schema: { hide: true },
     handler: async (request, reply) => {
       const headers = new HeaderMap();
@@ -400,6 +521,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
       const url = new URL(request.url, 'http://localhost');
+      if (request.method === 'GET') checkSearchDepth(url.searchParams, maxJsonDepth);
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method.toUpperCase(), headers, search: url.search, body: request.body },
         context: () => mount.context(request),

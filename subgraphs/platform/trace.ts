@@ -1,6 +1,7 @@
 /**
  * Trace ids: every response carries `x-trace-id`. An incoming `x-trace-id` (1-128 characters of
  * [A-Za-z0-9._-]) is honoured; otherwise the trace-id of a W3C `traceparent`; otherwise a new one.
+ * Requests Node refuses before Fastify sees them get theirs from the raw request head (traceIdFromRawHead).
  */
 import { randomUUID } from 'node:crypto';
 
@@ -25,4 +26,23 @@ export function traceIdFrom(headers: Record<string, HeaderValue>): string {
   const match = parent ? TRACEPARENT_RE.exec(parent) : null;
   if (match && !/^0+$/.test(match[1])) return match[1];
   return newTraceId();
+}
+
+/** Bytes of a raw request head searched for trace headers (Node's whole header limit). */
+const RAW_HEAD_SCAN_BYTES = 16 * 1024;
+
+/**
+ * The trace id of a request Node refused before parsing its headers (clientError): the `x-trace-id`
+ * or `traceparent` lines among the raw bytes received, when they are there, else a new id.
+ */
+export function traceIdFromRawHead(raw: unknown): string {
+  if (!Buffer.isBuffer(raw)) return newTraceId();
+  const headers: Record<string, string> = {};
+  for (const line of raw.subarray(0, RAW_HEAD_SCAN_BYTES).toString('latin1').split('\r\n').slice(1)) {
+    if (line === '') break;
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (colon > 0 && (name === 'x-trace-id' || name === 'traceparent') && !(name in headers)) headers[name] = line.slice(colon + 1);
+  }
+  return traceIdFrom(headers);
 }
