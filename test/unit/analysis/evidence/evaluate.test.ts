@@ -3,10 +3,13 @@
  * from real random walks: a planted edge is found (stage 2 drifts up; a pattern reaches its target 70% of the
  * time, against a placebo near the symmetric odds), a null universe gives intervals that exclude 0 about as
  * often as their level says and small IC t-statistics, results are deterministic per seed and independent of
- * row order, and malformed input is refused.
+ * row order, bars after a date change nothing about the snapshots whose windows ended by then, and malformed
+ * input is refused.
  */
 import { evaluate, type Evaluation, type HorizonEvaluation } from '../../../../subgraphs/analysis/engine/evidence/evaluate.js';
 import type { GroupSummary } from '../../../../subgraphs/analysis/engine/evidence/summary.js';
+import { ForwardTable } from '../../../../subgraphs/analysis/engine/evidence/forward.js';
+import { buildRows } from '../../../../subgraphs/analysis/engine/evidence/rows.js';
 import { nullUniverse, plantedUniverse } from './universe.js';
 
 function level(h: HorizonEvaluation, output: string, name: string): GroupSummary {
@@ -141,6 +144,21 @@ describe('evaluate on null universes (random walks, random labels)', () => {
     expect(share).toBeLessThan(0.15);
     expect(smallT / tStats).toBeGreaterThan(0.85);
     expect(aucCovering / aucIntervals).toBeGreaterThan(0.8);
+  });
+});
+
+describe('evaluate without look-ahead', () => {
+  it('gives identical tables for the snapshots whose windows end by D, with or without the bars after D', () => {
+    const u = nullUniverse({ seed: 8, symbols: 12, days: 520, firstSnapshot: 260, step: 5, vol: 0.02 });
+    const cut = 450;
+    const known = u.rows.filter((r) => r.date <= u.calendar[cut - 60]);
+    const outputs = known.map(({ forwardExcess, baselines, ...out }) => out);
+    const truncated = u.closes.map((s) => ({ symbol: s.symbol, dates: s.dates.slice(0, cut + 1), close: Array.from(s.close).slice(0, cut + 1) }));
+    const forward = new ForwardTable(truncated, [...new Set(outputs.map((o) => o.date))]);
+    const rebuilt = buildRows(outputs, forward, truncated);
+    expect(rebuilt).toEqual(known);
+    const options = { calendar: u.calendar, seed: 4, replicates: 200 };
+    expect(evaluate(rebuilt, options)).toEqual(evaluate(known, options));
   });
 });
 
