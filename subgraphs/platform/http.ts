@@ -4,8 +4,8 @@
  * Domain routes plug in as Fastify plugins (rest-compat/); nothing here knows a domain rule.
  *
  * Hostile input stops here, before anything walks it: a request document (JSON body, GraphQL GET
- * `variables`/`extensions`) nested deeper than MAX_JSON_DEPTH is refused from its text (json-depth.ts)
- * before JSON.parse; slow clients, oversized heads, bad request lines and foreign charsets are refused
+ * `variables`/`extensions`, the GraphQL operation's own brackets) nested deeper than MAX_JSON_DEPTH is
+ * refused from its text (json-depth.ts) before JSON.parse or graphql-js parse it; slow clients, oversized heads, bad request lines and foreign charsets are refused
  * in the error shape (http-limits.ts). On /graphql, errors reading the request document answer the
  * GraphQL-over-HTTP way, `{"errors": [...]}`. Every 503 carries Retry-After.
  */
@@ -31,7 +31,7 @@ import {
   DEFAULT_RETRY_AFTER_SECONDS,
   type ServerTimeouts,
 } from './http-limits.js';
-import { DEFAULT_MAX_JSON_DEPTH, isTooDeep, tooDeep } from './json-depth.js';
+import { DEFAULT_MAX_JSON_DEPTH, graphqlDepth, isTooDeep, tooDeep } from './json-depth.js';
 import { registerRateLimit, type OriginRateLimit } from './rate-limit.js';
 import { traceIdFrom, traceIdFromRawHead } from './trace.js';
 
@@ -474,10 +474,20 @@ export const ERROR_SCHEMA = {
 /** GraphQL GET parameters that carry JSON, read by Apollo Server with JSON.parse. */
 const JSON_SEARCH_PARAMS = ['variables', 'extensions'] as const;
 
-/** A GET's `variables`/`extensions` nested deeper than maxDepth: refused before Apollo parses them. */
-function checkSearchDepth(search: URLSearchParams, maxDepth: number): void {
-  for (const name of JSON_SEARCH_PARAMS) {
-    for (const value of search.getAll(name)) if (isTooDeep(value, maxDepth)) throw tooDeep(maxDepth, name);
+/**
+ * What Apollo Server would parse, measured first: a GET's `variables`/`extensions` (JSON) and the
+ * operation (`query`, GET or POST), whose brackets graphql-js walks recursively. Deeper than maxDepth:
+ * 400 REQUEST_TOO_DEEP. (A POST body's own depth was checked by its parser.)
+ */
+function checkDocumentDepth(request: FastifyRequest, search: URLSearchParams, maxDepth: number): void {
+  if (request.method === 'GET') {
+    for (const name of JSON_SEARCH_PARAMS) {
+      for (const value of search.getAll(name)) if (isTooDeep(value, maxDepth)) throw tooDeep(maxDepth, name);
+    }
+  }
+  const queries = request.method === 'GET' ? search.getAll('query') : [(request.body as { query?: unknown } | null | undefined)?.query];
+  for (const query of queries) {
+    if (typeof query === 'string' && graphqlDepth(query, maxDepth) > maxDepth) throw tooDeep(maxDepth, 'query');
   }
 }
 
@@ -521,7 +531,7 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
       const url = new URL(request.url, 'http://localhost');
-      if (request.method === 'GET') checkSearchDepth(url.searchParams, maxJsonDepth);
+      checkDocumentDepth(request, url.searchParams, maxJsonDepth);
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method.toUpperCase(), headers, search: url.search, body: request.body },
         context: () => mount.context(request),

@@ -6,6 +6,7 @@
  *
  * Depth counts arrays and objects: `1` and `"x"` are 0, `{}` and `[]` are 1, `{"a":[1]}` is 2.
  * The text need not be valid JSON: validity is JSON.parse's business, run only after this says yes.
+ * graphqlDepth measures a GraphQL document the same way (its parser, graphql-js, recurses too).
  */
 import { AppError } from './errors.js';
 
@@ -47,14 +48,60 @@ export function jsonDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEG
   return deepest;
 }
 
+const HASH = 0x23; // #
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Index just past the `"""` that closes a GraphQL block string opened before `from` (`\"""` does not close it). */
+function blockStringEnd(text: string, from: number): number {
+  for (let i = text.indexOf('"""', from); i !== -1; i = text.indexOf('"""', i + 1)) {
+    if (text.charCodeAt(i - 1) !== BACKSLASH) return i + 3;
+  }
+  return text.length;
+}
+
+/**
+ * The same measure for a GraphQL document (the `query` of a request): selection sets, list and object
+ * values nest with the same brackets; strings, block strings (`"""..."""`) and `#` comments are skipped.
+ * graphql-js parses recursively, so a document is measured before it is parsed.
+ */
+export function graphqlDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEGER): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === HASH) {
+      while (i + 1 < text.length && text.charCodeAt(i + 1) !== LF && text.charCodeAt(i + 1) !== CR) i++;
+    } else if (c === QUOTE && text.startsWith('"""', i)) {
+      i = blockStringEnd(text, i + 3) - 1;
+    } else if (c === QUOTE) {
+      // A GraphQL string ends at its quote, or (unterminated, a syntax error) at the end of its line.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === QUOTE || s === LF || s === CR) break;
+        if (s === BACKSLASH) i++;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > maxDepth) return deepest;
+      }
+    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 /** true when `text` nests arrays and objects deeper than `maxDepth`. */
 export function isTooDeep(text: string, maxDepth: number): boolean {
   return jsonDepth(text, maxDepth) > maxDepth;
 }
 
-/** The 400 REQUEST_TOO_DEEP refusal; `field` names where the document was (`body`, `variables`, ...). */
+/** The 400 REQUEST_TOO_DEEP refusal; `field` names where the document was (`body`, `variables`, `query`, ...). */
 export function tooDeep(maxDepth: number, field = 'body'): AppError {
-  return new AppError('REQUEST_TOO_DEEP', `The request document nests deeper than ${maxDepth} levels of arrays and objects`, [
-    { field, message: `nested deeper than ${maxDepth} levels (MAX_JSON_DEPTH)` },
+  return new AppError('REQUEST_TOO_DEEP', `The request document nests deeper than ${maxDepth} levels`, [
+    { field, message: `${field} nests brackets deeper than ${maxDepth} levels (MAX_JSON_DEPTH)` },
   ]);
 }

@@ -3,7 +3,8 @@
  *
  * - Request documents nested past MAX_JSON_DEPTH: 10,000 and 100,000 levels on every route that takes
  *   a body or a JSON query parameter (REST optimize; /graphql POST bodies and GET `variables` and
- *   `extensions` on the three subgraphs and the gateway), in development and in production (`npm
+ *   `extensions` on the three subgraphs and the gateway), and GraphQL operations nested deeper than
+ *   graphql-js can parse without overflowing its stack, in development and in production (`npm
  *   start` as a child process, so its log can be read): a 4xx, never a 5xx, and exactly one log line at
  *   info level without a stack for each. A document exactly at the limit is accepted.
  * - Refusals Node makes before a route exists (100 KB of headers, a 100 KB URL, a bad request line, an
@@ -181,6 +182,30 @@ describe.each(['development', 'production'] as const)('request documents nested 
       expectGraphqlError(res, 400, 'REQUEST_TOO_DEEP');
       expect(res.body.errors?.[0]?.extensions?.details).toEqual([{ field: param, message: expect.any(String) }]);
       await expectOneInfoLine(traceId);
+    });
+
+    // graphql-js parses recursively: 1,990 selection sets fit in GRAPHQL_MAX_TOKENS but used to overflow its stack.
+    it('an operation nested 1,990 levels deep (POST) or 1,500 (GET) -> 400 REQUEST_TOO_DEEP before graphql-js parses it, one info line', async () => {
+      const traceId = `deep-query-${appEnv}-${origin}`;
+      const deepQuery = (levels: number) => `${'{a'.repeat(levels)}${'}'.repeat(levels)}`;
+      const post = await request<GraphqlBody>(url(origin, '/graphql'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-trace-id': traceId },
+        body: JSON.stringify({ query: deepQuery(1990) }),
+      });
+      expectGraphqlError(post, 400, 'REQUEST_TOO_DEEP');
+      expect(post.body.errors?.[0]?.extensions?.details).toEqual([{ field: 'query', message: expect.any(String) }]);
+      expect(post.text).not.toMatch(/call stack/i);
+      await expectOneInfoLine(traceId);
+      const get = await request<GraphqlBody>(`${url(origin, '/graphql')}?query=${deepQuery(1500)}`, { headers: { 'apollo-require-preflight': 'true' } });
+      expectGraphqlError(get, 400, 'REQUEST_TOO_DEEP');
+      // Brackets in a comment are not nesting: this one runs.
+      const commented = await request<GraphqlBody>(url(origin, '/graphql'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ __typename } # "${'[{'.repeat(500)}` }),
+      });
+      expect(commented.body).toEqual({ data: { __typename: 'Query' } });
     });
 
     it(`a document exactly ${DEFAULT_DEPTH} levels deep runs; one more is refused`, async () => {

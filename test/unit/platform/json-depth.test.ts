@@ -1,9 +1,10 @@
 /**
  * The depth scan that guards every request document (platform/json-depth.ts): brackets outside strings
  * count, brackets inside strings never do, escapes are honoured, and a hostile text stops the scan at the
- * first bracket past the limit, without recursion however deep it goes.
+ * first bracket past the limit, without recursion however deep it goes. The GraphQL variant also skips
+ * `#` comments and block strings.
  */
-import { DEFAULT_MAX_JSON_DEPTH, isTooDeep, jsonDepth, tooDeep } from '../../../subgraphs/platform/json-depth.js';
+import { DEFAULT_MAX_JSON_DEPTH, graphqlDepth, isTooDeep, jsonDepth, tooDeep } from '../../../subgraphs/platform/json-depth.js';
 
 const nested = (levels: number, inner = '1') => `${'{"a":'.repeat(levels)}${inner}${'}'.repeat(levels)}`;
 const arrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
@@ -62,4 +63,23 @@ it('refuses with 400 REQUEST_TOO_DEEP naming the limit and where the document wa
   expect(err.status).toBe(400);
   expect(err.message).toContain('64');
   expect(err.details).toEqual([{ field: 'variables', message: expect.stringContaining('MAX_JSON_DEPTH') }]);
+});
+
+describe('graphqlDepth', () => {
+  it.each([
+    ['{ __typename }', 1],
+    ['query Q($v: [[Int]] = [[1]]) { a { b(x: {y: [1]}) { c } } }', 4],
+    ['{ a(s: "{{{{[[[[") }', 1],
+    ['{ a(s: "esc \\" {{{{") }', 1],
+    ['{ a(s: """ block "quoted" {{{{ \\""" still {{{{ """) }', 1],
+    ['{ a } # {{{{ " [[[[\n{ b }', 1],
+    ['{ a(s: "unterminated\n{ b }', 2],
+  ])('%s nests %i deep', (text, depth) => {
+    expect(graphqlDepth(text)).toBe(depth);
+  });
+
+  it('measures 100,000 levels without recursing, and stops past the limit', () => {
+    expect(graphqlDepth(`${'{a'.repeat(100_000)}${'}'.repeat(100_000)}`)).toBe(100_000);
+    expect(graphqlDepth(`{ a(l: ${'['.repeat(100_000)}) }`, 64)).toBe(65);
+  });
 });
