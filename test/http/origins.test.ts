@@ -10,6 +10,12 @@ import { expectErrorShape, request } from '../helpers/http.js';
 
 const SUBGRAPH_ORIGINS = ['analysis', 'allocation', 'search'] as const;
 
+/** A /graphql transport error: `{"errors": [{"message", "extensions": {"code", "details"}}]}`, no data, no stack. */
+function expectGraphqlTransportError(body: unknown, code: string): void {
+  expect(body).toEqual({ errors: [{ message: expect.any(String), extensions: { code, details: expect.any(Array) } }] });
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+\.(ts|js):\d+|stack/i);
+}
+
 describe.each(BACKENDS)('origins on %s', (backend) => {
   let store: TestDb;
   let platform: RunningPlatform;
@@ -82,10 +88,12 @@ describe.each(BACKENDS)('origins on %s', (backend) => {
     expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it.each([...SUBGRAPH_ORIGINS, 'gateway'] as const)('malformed JSON on %s -> 400 MALFORMED_JSON', async (origin) => {
+  // README "Errors and trace ids": /graphql answers the GraphQL-over-HTTP way, its transport errors included.
+  it.each([...SUBGRAPH_ORIGINS, 'gateway'] as const)('malformed JSON on %s -> 400 MALFORMED_JSON, GraphQL-style', async (origin) => {
     const res = await request(url(origin, '/graphql'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": "{ __typename ' });
     expect(res.status).toBe(400);
-    expectErrorShape(res.body, 'MALFORMED_JSON', res.headers.get('x-trace-id') ?? undefined);
+    expectGraphqlTransportError(res.body, 'MALFORMED_JSON');
+    expect(res.headers.get('x-trace-id')).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it.each([...SUBGRAPH_ORIGINS, 'gateway'] as const)('a body over BODY_LIMIT_BYTES on %s -> 413', async (origin) => {
@@ -95,13 +103,13 @@ describe.each(BACKENDS)('origins on %s', (backend) => {
       body: JSON.stringify({ query: `{ __typename } # ${'x'.repeat(4096)}` }),
     });
     expect(res.status).toBe(413);
-    expectErrorShape(res.body, 'PAYLOAD_TOO_LARGE');
+    expectGraphqlTransportError(res.body, 'PAYLOAD_TOO_LARGE');
   });
 
-  it('an unsupported content type -> 415 in the error shape', async () => {
+  it('an unsupported content type -> 415, GraphQL-style on /graphql', async () => {
     const res = await request(url('analysis', '/graphql'), { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<q/>' });
     expect(res.status).toBe(415);
-    expectErrorShape(res.body, 'UNSUPPORTED_MEDIA_TYPE');
+    expectGraphqlTransportError(res.body, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('prototype-poisoning JSON is refused with 400, not executed', async () => {
@@ -111,7 +119,7 @@ describe.each(BACKENDS)('origins on %s', (backend) => {
       body: '{"query":"{ __typename }","__proto__":{"polluted":true}}',
     });
     expect(res.status).toBe(400);
-    expectErrorShape(res.body, 'MALFORMED_JSON');
+    expectGraphqlTransportError(res.body, 'MALFORMED_JSON');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
