@@ -9,7 +9,7 @@ import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgrap
 import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
-import { openDb, type Db } from '../subgraphs/platform/db.js';
+import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 
@@ -55,28 +55,19 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
 
   try {
     if (subgraphs.length > 0) {
-      db ??= await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-      await migrate(db, ALL_MIGRATIONS);
-      if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
-        demo = await ensureDemoMarket(
-          db,
-          { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
-          options.onDemoProgress,
-        );
+      const store = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+      // Requests wait at most DB_QUERY_TIMEOUT_MS for the store (then 503).
+      db ??= await openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
+      // The start-up steps are batch work: on PostgreSQL they run on a pool of their own without that
+      // deadline (a migration or the analysis's load of every bar may take longer). PGlite's deadline
+      // only bounds waiting for the connection, and nothing else uses it while the origins start.
+      const startUpDb = ownsDb && config.databaseUrl ? await openDb(store) : db;
+      try {
+        ({ demo, analysis } = await startUpSteps(config, subgraphs, startUpDb, options));
+      } finally {
+        if (startUpDb !== db) await startUpDb.close();
       }
-      const aborted = () => options.signal?.aborted === true;
-      if (config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
-        try {
-          analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
-            workers: config.analysis.workers,
-            onProgress: options.onAnalysisProgress,
-            signal: options.signal,
-          });
-        } catch (err) {
-          if (!aborted()) throw err;
-        }
-      }
-      if (aborted()) return { urls, apps, db, demo, analysis, close };
+      if (options.signal?.aborted) return { urls, apps, db, demo, analysis, close };
       const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
       for (const subgraph of subgraphs) {
         const app = await ORIGIN_BUILDERS[subgraph](deps);
@@ -94,7 +85,40 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
     }
   } catch (err) {
     await close().catch(() => undefined);
-    throw err;
+    // A full disk is said in one line naming the store (the CLI exits with code 2).
+    throw isStorageFull(err) && !(err instanceof StorageFullError) ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : err;
   }
   return { urls, apps, db, demo, analysis, close };
+}
+
+/** Migrations, the demo market on first start, and the start-up analysis (each stops early when aborted). */
+async function startUpSteps(
+  config: Config,
+  subgraphs: readonly Subgraph[],
+  db: Db,
+  options: StartOptions,
+): Promise<{ demo: DemoLoadReport | null; analysis: AnalyzeSummary | null }> {
+  let demo: DemoLoadReport | null = null;
+  let analysis: AnalyzeSummary | null = null;
+  await migrate(db, ALL_MIGRATIONS);
+  if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
+    demo = await ensureDemoMarket(
+      db,
+      { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
+      options.onDemoProgress,
+    );
+  }
+  const aborted = () => options.signal?.aborted === true;
+  if (config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
+    try {
+      analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
+        workers: config.analysis.workers,
+        onProgress: options.onAnalysisProgress,
+        signal: options.signal,
+      });
+    } catch (err) {
+      if (!aborted()) throw err;
+    }
+  }
+  return { demo, analysis };
 }

@@ -3,7 +3,8 @@
  * (4000) origins, or only the ones named, on the configured store; Ctrl-C stops them cleanly.
  */
 import { SingleBar } from 'cli-progress';
-import { ConfigError, loadConfig, ORIGINS, type Origin } from '../subgraphs/platform/config.js';
+import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../subgraphs/platform/config.js';
+import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
 import { startPlatform, type RunningPlatform } from './platform.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 
@@ -23,6 +24,7 @@ function parseOrigins(args: string[]): Origin[] {
 async function main(): Promise<void> {
   const origins = parseOrigins(process.argv.slice(2));
   const config = loadConfig();
+  exitOnFatalErrors(config);
   const started = Date.now();
   const store = config.databaseUrl ? `PostgreSQL (${new URL(config.databaseUrl).host})` : `embedded PGlite in ${config.dataDir}`;
   console.log(`tradegraph: starting ${origins.join(', ')} on ${store}`);
@@ -92,7 +94,33 @@ function shutDown(platform: RunningPlatform): void {
   );
 }
 
+/** Exit code of a start (or a run) stopped because the store's disk is full. */
+const EXIT_STORAGE_FULL = 2;
+
+/**
+ * An error nothing handled ends the process with a short report: one line when the store's disk is full
+ * (exit code 2), else the error's message and stack (exit code 1). Node's own report would print the
+ * source line where it was thrown, which for a bundled library is a whole minified file.
+ */
+function exitOnFatalErrors(config: Config): void {
+  const fatal = (err: unknown) => {
+    if (isStorageFull(err)) {
+      const full = err instanceof StorageFullError ? err : StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      console.error(`tradegraph: ${full.message}`);
+      process.exit(EXIT_STORAGE_FULL);
+    }
+    console.error(`tradegraph: fatal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+}
+
 main().catch((err: unknown) => {
+  if (err instanceof StorageFullError) {
+    console.error(`tradegraph: ${err.message}`);
+    process.exit(EXIT_STORAGE_FULL);
+  }
   console.error(err instanceof ConfigError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });
