@@ -436,18 +436,21 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     },
   };
   app.get('/health', { schema: healthSchema }, async (request, reply) => {
-    let dbUp = true;
+    let pingError: unknown;
     if (options.db) {
       try {
         await options.db.ping(options.dbHealthTimeoutMs);
       } catch (err) {
-        dbUp = false;
+        pingError = err ?? new Error('ping failed');
         request.log.warn({ err }, 'health: database unreachable');
       }
     }
-    if (dbUp) return { status: 'ok', ...options.health.body() };
+    if (pingError === undefined) return { status: 'ok', ...options.health.body() };
     if (!options.health.failWhenDbDown) return { status: 'degraded', ...options.health.body() };
-    const err = new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable', [{ message: 'database ping failed' }]);
+    const err =
+      pingError instanceof AppError && pingError.code === 'STORAGE_FULL'
+        ? new AppError('STORAGE_FULL', 'The storage is full: writes are refused until space is freed', [{ message: 'write probe failed' }])
+        : new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable', [{ message: 'database ping failed' }]);
     void reply.header('retry-after', String(retryAfterSeconds(err.code)));
     return reply.code(503).send({ ...errorBody(err, request.traceId), status: 'unavailable', ...options.health.body() });
   });

@@ -117,6 +117,8 @@ onTmpfs(title('npm start on a disk that fills up (embedded store on a tmpfs)'), 
       const probe = await health(origins, origin);
       expect(probe.status).toBe(503);
       expect(probe.body.status).toBe('unavailable');
+      expect(probe.body.code).toBe('STORAGE_FULL');
+      expect(probe.headers.get('retry-after')).toBe('60');
     }
     // Reads still answer, byte for byte what the writes answered.
     for (const book of answered) expect((await readBook(origins, book.body.portfolio_id as string)).text).toBe(book.text);
