@@ -15,7 +15,9 @@
  *   the run, naming the leftover pids.
  *
  * A test stops a child the way a user would (child.signal('SIGINT') is Ctrl-C) and checks its exit;
- * child.kill() is the teardown's SIGKILL to the whole group.
+ * child.kill() is the teardown's SIGKILL to the whole group. The automatic afterAll belongs to the file's
+ * top level and runs after the afterAll hooks of its describe blocks: a describe-level afterAll that
+ * frees something a child holds (a database to drop, a file system to unmount) calls killChildren() first.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
