@@ -42,7 +42,9 @@
  * `lastTime`. The model of a fold starting at T is fitted only on samples with time <= T - embargo: a label
  * looks `embargo` days ahead, so only those labels are known at T. It then scores every sample whose time lies
  * in the window. Pooled out-of-sample metrics use all folds' test predictions together (accuracy with the
- * threshold P >= 0.5 meaning "predict 1"). A fold with no training samples (too early) is kept in the list for
+ * threshold P >= 0.5 meaning "predict 1"); the predictions themselves are returned too (`predictions`: each
+ * tested sample with its out-of-sample probability, in time order), so that a caller can evaluate the record
+ * known by any date, e.g. with an interval over dates. A fold with no training samples (too early) is kept in the list for
  * coverage, with an untrained model, 0 test samples and null metrics; `modelAt` returns null inside it. The
  * `final` model is fitted on every sample with time <= lastTime - embargo and serves dates after the last fold.
  */
@@ -119,11 +121,22 @@ export interface WalkForwardFold {
   model: LogisticModel;
 }
 
+/**
+ * Out-of-sample predictions: entry k is sample `sample[k]` of the dataset, scored `probability[k]` by its
+ * fold's model (plain arrays, so that the result stays plain data).
+ */
+export interface OutOfSamplePredictions {
+  sample: number[];
+  probability: number[];
+}
+
 export interface WalkForwardResult {
   /** Consecutive test windows from firstTestTime through lastTime. */
   folds: WalkForwardFold[];
   /** Pooled over all folds' test predictions. */
   oos: { accuracy: number | null; auc: number | null; samples: number };
+  /** Every out-of-sample prediction, fold after fold (so in time order, ties by sample index). */
+  predictions: OutOfSamplePredictions;
   /** Trained on every sample with time <= lastTime - embargo, for dates after the last fold. */
   final: LogisticModel;
   /** Rows `final` was fitted on (after subsampling); 0 means it is untrained. */
@@ -652,6 +665,7 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
   const folds: WalkForwardFold[] = [];
   const pooledScores: number[] = [];
   const pooledLabels: number[] = [];
+  const pooledSamples: number[] = [];
   for (let testStart = firstTestTime; testStart <= lastTime; testStart += foldLength) {
     const testEnd = min(testStart + foldLength - 1, lastTime);
     const { model, trainSamples } = fitThrough(countThrough(testStart - embargo));
@@ -670,6 +684,7 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
         if ((prob >= 0.5 ? 1 : 0) === y[i]) correct++;
         pooledScores.push(prob);
         pooledLabels.push(y[i]);
+        pooledSamples.push(i);
       }
       fold.testSamples = to - from;
       if (to > from) {
@@ -693,6 +708,7 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
       auc: samples > 0 ? finiteOrNull(rocAuc(pooledScores, pooledLabels)) : null,
       samples,
     },
+    predictions: { sample: pooledSamples, probability: pooledScores },
     final: finalFit.model,
     finalTrainSamples: finalFit.trainSamples,
     firstTestTime,

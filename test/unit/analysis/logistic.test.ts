@@ -475,6 +475,21 @@ describe('walkForward', () => {
     expect(fold.accuracy).toBe(foldScores.filter((p, k) => (p >= 0.5 ? 1 : 0) === foldLabels[k]).length / foldScores.length);
   });
 
+  it('returns every out-of-sample prediction in time order, each scored by the model of its own window', () => {
+    const { sample, probability } = result.predictions;
+    expect(sample).toHaveLength(result.oos.samples);
+    expect(probability).toHaveLength(result.oos.samples);
+    expect(new Set(sample).size).toBe(sample.length);
+    for (let k = 0; k < sample.length; k++) {
+      const i = sample[k];
+      if (k > 0) expect(data.time[i] > data.time[sample[k - 1]] || (data.time[i] === data.time[sample[k - 1]] && i > sample[k - 1])).toBe(true);
+      const model = modelAt(result, data.time[i]);
+      expect(model).not.toBeNull();
+      expect(probability[k]).toBe(predictProbability(model!, data.x, i * data.d));
+    }
+    expect(rocAuc(probability, sample.map((i) => data.y[i]))).toBe(result.oos.auc);
+  });
+
   it('modelAt returns the fold whose window contains the time, then the final model', () => {
     expect(modelAt(result, 99)).toBeNull();
     expect(modelAt(result, -5)).toBeNull();
