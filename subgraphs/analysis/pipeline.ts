@@ -3,7 +3,8 @@
  *
  *   load universe (bars of every equity + the market index)
  *   -> pass 1 in parallel: prepare series, count stage transitions, collect ML samples
- *   -> merge: transition table, walk-forward ML training, market regime per requested date
+ *   -> merge: transition table, walk-forward ML training (with the out-of-sample record, and its AUC
+ *      interval, of each model that serves a requested date), market regime per requested date
  *   -> pass 2 in parallel: one document per symbol per requested date
  *   -> store: one transaction, idempotent upsert into analysis_snapshots, plus an analysis_runs row
  *
@@ -273,7 +274,9 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     const t1 = performance.now();
     const table = new TransitionTable();
     for (const l of loaded) table.merge(l.transitions);
-    const model: SignalModel | null = trainSignalModel(concatSamples(loaded.map((l) => l.samples)), u.calendar);
+    // Records (with their bootstrap) only for the windows that serve a requested date.
+    const servedTimes = dates.map((d) => indexOfSorted(u.calendar, d));
+    const model: SignalModel | null = trainSignalModel(concatSamples(loaded.map((l) => l.samples)), u.calendar, servedTimes);
     const context: AnalyzeContext = {
       dates,
       producedAt: options.producedAt ?? new Date().toISOString(),

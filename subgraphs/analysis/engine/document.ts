@@ -8,7 +8,7 @@
  */
 
 /** Bumped whenever a stored document's meaning changes; stored beside each document. */
-export const PIPELINE_VERSION = '1.0.0';
+export const PIPELINE_VERSION = '1.1.0';
 
 export type StageNumber = 1 | 2 | 3 | 4;
 /** `STAGE 1` .. `STAGE 4`. */
@@ -199,10 +199,30 @@ export interface MlModelSummary {
   horizon_days: number;
   trained_through: string;
   train_samples: number;
-  /** Walk-forward out-of-sample metrics over every fold tested so far. */
+  /**
+   * The model's out-of-sample record: every walk-forward prediction of earlier models whose outcome was
+   * known when this model was trained (the label's last bar on or before the first day of its window).
+   */
   oos_accuracy: number | null;
   oos_auc: number | null;
   oos_samples: number;
+  // The next three are always present since pipeline 1.1.0 (optional: earlier stored documents lack them).
+  /** Distinct sample dates of that record. */
+  oos_dates?: number;
+  /** Latest sample date of that record; null without one. */
+  oos_through?: string | null;
+  /** Interval of `oos_auc` by block bootstrap over dates; null with fewer than 10 dates or no AUC. */
+  oos_auc_ci?: AucInterval | null;
+}
+
+/** A percentile interval by stationary block bootstrap over dates (blocks span the label horizon's overlap). */
+export interface AucInterval {
+  low: number;
+  high: number;
+  /** Coverage, e.g. 0.95. */
+  level: number;
+  /** Mean block length in dates. */
+  block_length: number;
 }
 
 export interface MlSignal {
@@ -213,6 +233,16 @@ export interface MlSignal {
   model: MlModelSummary;
 }
 
+/** The components of the enhanced signal: the rules score is the base, every other component is gated. */
+export const BLEND_COMPONENTS = ['rules', 'ml'] as const;
+export type BlendComponent = (typeof BLEND_COMPONENTS)[number];
+
+/** A component's weight in the blend and why it got it (always said, in particular when the weight is 0). */
+export interface BlendWeight {
+  weight: number;
+  reason: string;
+}
+
 export interface EnhancedSignal {
   signal: Signal;
   /** Blended score in -1..1 (positive = bullish). */
@@ -220,6 +250,11 @@ export interface EnhancedSignal {
   confidence: number;
   rules_weight: number;
   ml_weight: number;
+  /**
+   * Each component's weight with its reason (rules_weight and ml_weight repeated, explained). Always
+   * present since pipeline 1.1.0; optional because documents stored by earlier versions lack it.
+   */
+  weights?: Record<BlendComponent, BlendWeight>;
   reasons: string[];
 }
 

@@ -9,15 +9,25 @@
  * stride. Fold boundaries do not depend on how much history follows, so the model used for any date is
  * the same whether or not later bars exist. Snapshots dated before the first window get no ML signal.
  *
- * Each model's summary reports the out-of-sample accuracy (threshold 0.5) and AUC measured on the
- * earlier windows whose outcomes were all known when it was trained (test-sample-weighted means of the
- * per-window figures), so a snapshot never quotes a metric that needed later prices. The first windows
- * have no such history: their metrics are null, and the enhanced signal then gives the ML vote no weight.
+ * Each model's record (its summary's oos_* figures) is what was known when it was trained: every
+ * out-of-sample prediction of the earlier models whose outcome was known at the first day T of its window
+ * (sample time <= T - HORIZON_DAYS, i.e. the label's last bar on or before T), pooled: accuracy (threshold
+ * 0.5), AUC, and the AUC's 95% interval by stationary block bootstrap over the predictions' sample dates
+ * (evidence/auc.ts, 1000 replicates, fixed seed). Blocks must span the label overlap: a prediction's label
+ * covers HORIZON_DAYS trading days, so the mean block length is at least ceil(HORIZON_DAYS x D / S) dates,
+ * where D distinct sample dates spread over S trading days (4 when every symbol is sampled on the same
+ * days every 5 days; up to 20 when symbols' sampling days differ). No interval with fewer than 10 dates.
+ * A snapshot therefore never quotes a figure that needed later prices, and the record of a date's model
+ * is the same whether or not later bars exist. The first window has no record (null metrics), and the
+ * enhanced signal's edge gate (signals.ts) then gives the ML vote no weight; so does an interval that
+ * includes 0.5. Records are computed for the windows that serve requested dates (`servedTimes`), since
+ * each costs a bootstrap over every earlier prediction.
  * The run summary reports the pooled out-of-sample figures over every window.
  */
 import type { MlModelSummary } from './document.js';
+import { aucWithInterval } from './evidence/auc.js';
 import { FEATURE_COUNT, FEATURE_NAMES, FEATURE_WARMUP, HORIZON_DAYS, type SampleSet } from './features.js';
-import { modelFromJson, modelToJson, walkForward, type LogisticModelJson } from './logistic.js';
+import { modelFromJson, modelToJson, walkForward, type LogisticModelJson, type OutOfSamplePredictions } from './logistic.js';
 import type { MlModelChoice } from './snapshot.js';
 
 export const MODEL_VERSION = '1';
@@ -25,6 +35,21 @@ export const FIRST_TEST_OFFSET = 252;
 export const FOLD_LENGTH = 63;
 export const MAX_TRAIN_SAMPLES = 100_000;
 export const L2_PENALTY = 1.0;
+/** Seed of the record's bootstrap (any fixed value: the interval must be reproducible). */
+export const RECORD_SEED = 1;
+/** Fewest distinct sample dates for an AUC interval. */
+export const RECORD_MIN_DATES = 10;
+
+/** A model's out-of-sample record as known when it was trained (see the file comment); plain JSON. */
+export interface OosRecord {
+  samples: number;
+  dates: number;
+  accuracy: number | null;
+  auc: number | null;
+  ci: { low: number; high: number; level: number; blockLength: number } | null;
+  /** Latest sample date counted; null when none. */
+  through: string | null;
+}
 
 /** A trained walk-forward model family in plain JSON (crosses worker threads, stored per run). */
 export interface SignalModel {
@@ -40,13 +65,19 @@ export interface SignalModel {
     testSamples: number;
     accuracy: number | null;
     auc: number | null;
+    /** The record known at testStart; null when no served time falls in the window (not computed). */
+    record: OosRecord | null;
     model: LogisticModelJson;
   }>;
   oos: { accuracy: number | null; auc: number | null; samples: number };
 }
 
-/** Trains the walk-forward family on all symbols' samples; null when the history is too short. */
-export function trainSignalModel(samples: SampleSet, calendar: readonly string[]): SignalModel | null {
+/**
+ * Trains the walk-forward family on all symbols' samples; null when the history is too short. Records are
+ * computed for the windows containing one of `servedTimes` (universe time indices), or every window
+ * when it is omitted.
+ */
+export function trainSignalModel(samples: SampleSet, calendar: readonly string[], servedTimes?: readonly number[]): SignalModel | null {
   const lastTime = calendar.length - 1;
   const firstTestTime = FEATURE_WARMUP + FIRST_TEST_OFFSET;
   if (samples.n === 0 || firstTestTime > lastTime) return null;
@@ -54,6 +85,8 @@ export function trainSignalModel(samples: SampleSet, calendar: readonly string[]
     { n: samples.n, d: FEATURE_COUNT, x: samples.x, y: samples.y, time: samples.time },
     { firstTestTime, foldLength: FOLD_LENGTH, embargo: HORIZON_DAYS, lastTime, maxTrainSamples: MAX_TRAIN_SAMPLES, fit: { l2: L2_PENALTY } },
   );
+  const history = predictionHistory(result.predictions, samples);
+  const served = (start: number, end: number) => servedTimes === undefined || servedTimes.some((t) => t >= start && t <= end);
   const folds = result.folds
     .filter((f) => f.trainSamples > 0)
     .map((f) => ({
@@ -64,10 +97,62 @@ export function trainSignalModel(samples: SampleSet, calendar: readonly string[]
       testSamples: f.testSamples,
       accuracy: f.accuracy,
       auc: f.auc,
+      record: served(f.testStart, f.testEnd) ? recordThrough(history, f.testStart - HORIZON_DAYS, calendar) : null,
       model: modelToJson(f.model),
     }));
   if (folds.length === 0) return null;
   return { version: MODEL_VERSION, features: [...FEATURE_NAMES], horizonDays: HORIZON_DAYS, firstTestTime, folds, oos: result.oos };
+}
+
+/** Out-of-sample predictions in time order with each sample's time and label. */
+interface PredictionHistory {
+  time: Int32Array;
+  probability: Float64Array;
+  label: Uint8Array;
+}
+
+function predictionHistory(predictions: OutOfSamplePredictions, samples: SampleSet): PredictionHistory {
+  const n = predictions.sample.length;
+  const time = new Int32Array(n);
+  const label = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    time[k] = samples.time[predictions.sample[k]];
+    label[k] = samples.y[predictions.sample[k]];
+  }
+  return { time, probability: Float64Array.from(predictions.probability), label };
+}
+
+/** The record of the predictions whose sample time is <= `through` (a prefix, as they are in time order). */
+function recordThrough(history: PredictionHistory, through: number, calendar: readonly string[]): OosRecord {
+  let count = 0;
+  for (let hi = history.time.length; count < hi; ) {
+    const mid = (count + hi) >>> 1;
+    if (history.time[mid] <= through) count = mid + 1;
+    else hi = mid;
+  }
+  if (count === 0) return { samples: 0, dates: 0, accuracy: null, auc: null, ci: null, through: null };
+  const time = history.time.subarray(0, count);
+  const probability = history.probability.subarray(0, count);
+  const label = history.label.subarray(0, count);
+  const dates = Array.from(time, (t) => calendar[t]);
+  let correct = 0;
+  let distinct = 0;
+  for (let k = 0; k < count; k++) {
+    if ((probability[k] >= 0.5 ? 1 : 0) === label[k]) correct++;
+    if (k === 0 || time[k] !== time[k - 1]) distinct++;
+  }
+  const span = time[count - 1] - time[0] + 1;
+  const minBlockLength = Math.max(1, Math.ceil((HORIZON_DAYS * distinct) / span));
+  const estimate = aucWithInterval(dates, probability, label, { minDates: RECORD_MIN_DATES, minBlockLength, seed: RECORD_SEED });
+  const ci = estimate.ci;
+  return {
+    samples: count,
+    dates: estimate.dates,
+    accuracy: correct / count,
+    auc: estimate.auc,
+    ci: ci ? { low: ci.low, high: ci.high, level: ci.level, blockLength: ci.blockLength } : null,
+    through: dates[count - 1],
+  };
 }
 
 const round = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10000) / 10000);
@@ -76,7 +161,7 @@ const round = (x: number | null): number | null => (x === null || !Number.isFini
 export function signalModelLookup(model: SignalModel | null): (time: number) => MlModelChoice | null {
   if (!model) return () => null;
   const choices = model.folds.map((f) => {
-    const known = priorMetrics(model, f.testStart);
+    const r = f.record;
     const summary: MlModelSummary = {
       model: 'logistic_regression',
       version: model.version,
@@ -84,9 +169,12 @@ export function signalModelLookup(model: SignalModel | null): (time: number) => 
       horizon_days: model.horizonDays,
       trained_through: f.trainedThrough,
       train_samples: f.trainSamples,
-      oos_accuracy: round(known.accuracy),
-      oos_auc: round(known.auc),
-      oos_samples: known.samples,
+      oos_accuracy: round(r?.accuracy ?? null),
+      oos_auc: round(r?.auc ?? null),
+      oos_samples: r?.samples ?? 0,
+      oos_dates: r?.dates ?? 0,
+      oos_through: r?.through ?? null,
+      oos_auc_ci: r?.ci ? { low: round(r.ci.low) as number, high: round(r.ci.high) as number, level: r.ci.level, block_length: round(r.ci.blockLength) as number } : null,
     };
     return { testStart: f.testStart, testEnd: f.testEnd, choice: { model: modelFromJson(f.model), summary } };
   });
@@ -102,22 +190,4 @@ export function signalModelLookup(model: SignalModel | null): (time: number) => 
     }
     return null;
   };
-}
-
-/** Out-of-sample figures of the windows whose labels were all known at `time` (weighted by test samples). */
-export function priorMetrics(model: SignalModel, time: number): { accuracy: number | null; auc: number | null; samples: number } {
-  let samples = 0;
-  let accuracy = 0;
-  let aucWeight = 0;
-  let auc = 0;
-  for (const f of model.folds) {
-    if (f.testEnd + model.horizonDays > time || f.testSamples === 0 || f.accuracy === null) continue;
-    samples += f.testSamples;
-    accuracy += f.accuracy * f.testSamples;
-    if (f.auc !== null && Number.isFinite(f.auc)) {
-      auc += f.auc * f.testSamples;
-      aucWeight += f.testSamples;
-    }
-  }
-  return { accuracy: samples > 0 ? accuracy / samples : null, auc: aucWeight > 0 ? auc / aucWeight : null, samples };
 }

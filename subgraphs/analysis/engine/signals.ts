@@ -16,9 +16,14 @@
  * ML signal: probability p that the forward 20-day excess return is positive; BUY when p >= 0.55,
  * SELL when p <= 0.45, HOLD otherwise; confidence |2p - 1|.
  *
- * Enhanced signal: score = (1 - w) * rules + w * (2p - 1), where the ML weight w = clamp(4 * (AUC - 0.5),
- * 0, 0.5) comes from the model's walk-forward out-of-sample AUC: a model no better than chance gets no
- * say, one with AUC >= 0.625 gets half. Same thresholds and confidence as the rules signal.
+ * Enhanced signal: score = (1 - w) * rules + w * (2p - 1). The rules score is the base; every other
+ * component (today the ML model) enters only through the edge gate: its weight is
+ *     w = min(0.5, 4 * (low - 0.5)) when low > 0.5, else 0,
+ * where low is the lower bound of the 95% interval of the component's out-of-sample AUC (block bootstrap
+ * over dates, see signal-model.ts). No interval (too few dates), an interval that includes 0.5, or no
+ * component at all means weight 0; above that the weight grows with the measured edge, reaching half at
+ * low >= 0.625. A point estimate alone never earns weight. `weights` gives each component's weight with
+ * the reason (for a weight of 0: why). Same thresholds and confidence as the rules signal.
  *
  * Risk parameters (long side):
  *   atr_stop      close - 2 x ATR(14)
@@ -30,6 +35,9 @@
  *                 annualised hv_20 >= 45% or ATR >= 4% of the close
  */
 import type {
+  AucInterval,
+  BlendComponent,
+  BlendWeight,
   EnhancedSignal,
   IndicatorsBlock,
   MarketRegime,
@@ -156,23 +164,70 @@ export function mlSignal(probabilityUp: number, model: MlModelSummary): MlSignal
   return { signal, probability_up: round(probabilityUp), confidence: round(abs(2 * probabilityUp - 1)), model };
 }
 
+/** Gain and cap of the edge gate: w = min(MAX_GATED_WEIGHT, EDGE_GAIN * (low - 0.5)) when low > 0.5. */
+export const EDGE_GAIN = 4;
+export const MAX_GATED_WEIGHT = 0.5;
+
+/** What a gated component brings to the blend: its out-of-sample AUC, the AUC's interval and how many dates back it. */
+export interface EdgeRecord {
+  auc: number | null;
+  ci: AucInterval | null;
+  dates: number;
+}
+
+/** The gate's verdict on one component. */
+export interface GateDecision {
+  weight: number;
+  /** The measured record and the verdict, e.g. "out-of-sample AUC 0.497 [0.481, 0.512] (95%, 57 dates), interval includes 0.5". */
+  evidence: string;
+}
+
+const auc3 = (x: number): string => x.toFixed(3);
+
+/**
+ * The edge gate every blended component other than the rules base goes through (see the file comment):
+ * its weight, and the evidence behind it, which always states the measured record and, for 0, why.
+ */
+export function edgeGate(record: EdgeRecord): GateDecision {
+  const { auc, ci, dates } = record;
+  if (auc === null || !Number.isFinite(auc)) return { weight: 0, evidence: 'no out-of-sample predictions with known outcomes yet' };
+  if (ci === null) {
+    return { weight: 0, evidence: `out-of-sample AUC ${auc3(auc)} over ${dates} date(s), no interval (it needs at least 10 dates with both outcomes)` };
+  }
+  const measured = `out-of-sample AUC ${auc3(auc)} [${auc3(ci.low)}, ${auc3(ci.high)}] (${round(ci.level * 100, 1)}%, ${dates} dates)`;
+  if (!(ci.low > 0.5)) return { weight: 0, evidence: `${measured}, interval ${ci.high < 0.5 ? 'below' : 'includes'} 0.5` };
+  const weight = round(min(MAX_GATED_WEIGHT, EDGE_GAIN * (ci.low - 0.5)));
+  return { weight, evidence: `${measured}, lower bound above 0.5: min(${MAX_GATED_WEIGHT}, ${EDGE_GAIN} x (${auc3(ci.low)} - 0.5))` };
+}
+
+/** The ML model's record as its summary states it (documents stored before the gate count as no record). */
+export function mlEdgeRecord(model: MlModelSummary): EdgeRecord {
+  return { auc: model.oos_auc, ci: model.oos_auc_ci ?? null, dates: model.oos_dates ?? 0 };
+}
+
+const NO_ML = 'no ML signal for this date (no out-of-sample model yet, or too little history for its features)';
+
 export function enhancedSignal(rules: RulesSignal, ml: MlSignal | null, stage: StagePayload | null): EnhancedSignal {
-  const auc = ml?.model.oos_auc ?? null;
-  const w = ml && auc !== null ? clamp(4 * (auc - 0.5), 0, 0.5) : 0;
+  const gate: GateDecision = ml ? edgeGate(mlEdgeRecord(ml.model)) : { weight: 0, evidence: NO_ML };
+  const w = gate.weight;
   const score = clamp((1 - w) * rules.score + (ml ? w * (2 * ml.probability_up - 1) : 0), -1, 1);
   const buyableStage = stage !== null && (stage.stage === 1 || stage.stage === 2);
   const signal: Signal = score >= SIGNAL_THRESHOLD && buyableStage ? 'BUY' : score <= -SIGNAL_THRESHOLD ? 'SELL' : 'HOLD';
+  const rulesWeight = round(1 - w);
+  const weights: Record<BlendComponent, BlendWeight> = {
+    rules: {
+      weight: rulesWeight,
+      reason: w > 0
+        ? `rules: the base score: weight ${rulesWeight} = 1 - the gated components' weights`
+        : 'rules: the base score: weight 1, since no gated component has a measured out-of-sample edge',
+    },
+    ml: { weight: w, reason: `ml: ${gate.evidence}: weight ${w}` },
+  };
   const reasons = [`rules ${rules.signal} (score ${round(rules.score, 2)}, weight ${round(1 - w, 2)})`];
-  if (ml) {
-    reasons.push(
-      auc === null || w === 0
-        ? `ML ${ml.signal} ignored: out-of-sample AUC ${auc === null ? 'unknown' : round(auc, 3)} shows no edge`
-        : `ML ${ml.signal} (p_up ${round(ml.probability_up, 2)}, weight ${round(w, 2)}, out-of-sample AUC ${round(auc, 3)})`,
-    );
-  } else {
-    reasons.push('no ML model for this date (not enough history for an out-of-sample model)');
-  }
-  return { signal, score: round(score), confidence: round(confidenceOf(signal, score)), rules_weight: round(1 - w), ml_weight: round(w), reasons };
+  if (!ml) reasons.push(NO_ML);
+  else if (w === 0) reasons.push(`ML ${ml.signal} ignored: ${gate.evidence}`);
+  else reasons.push(`ML ${ml.signal} (p_up ${round(ml.probability_up, 2)}, weight ${round(w, 2)}): ${gate.evidence}`);
+  return { signal, score: round(score), confidence: round(confidenceOf(signal, score)), rules_weight: rulesWeight, ml_weight: w, weights, reasons };
 }
 
 export interface VolatilityState {

@@ -119,6 +119,24 @@ describe('analyzeUniverse on a synthetic universe', () => {
     expect(ml?.probability_up).toBeLessThan(1);
   });
 
+  it('gives the ML vote weight only when its out-of-sample AUC interval is above 0.5, and says why in every document', () => {
+    for (const doc of full.docs.values()) {
+      const e = doc.enhanced_signal;
+      const model = doc.ml_signal?.model;
+      if (!e || !model) throw new Error('missing signals');
+      expect(model).toHaveProperty('oos_auc_ci');
+      expect(model.oos_dates).toBeGreaterThanOrEqual(0);
+      expect((model.oos_through ?? '') <= model.trained_through).toBe(true);
+      const low = model.oos_auc_ci?.low ?? null;
+      const expected = low !== null && low > 0.5 ? Math.min(0.5, Math.round(4 * (low - 0.5) * 1e4) / 1e4) : 0;
+      expect(e.ml_weight).toBeCloseTo(expected, 4);
+      expect(e.weights?.ml.weight).toBe(e.ml_weight);
+      expect(e.weights?.rules.weight).toBe(e.rules_weight);
+      expect(e.weights?.ml.reason).toMatch(new RegExp(`^ml: out-of-sample AUC .*: weight ${e.ml_weight}$`));
+      if (e.ml_weight === 0) expect(e.weights?.ml.reason).toMatch(/(interval includes 0\.5|interval below 0\.5|no interval|no out-of-sample)/);
+    }
+  });
+
   it('is deterministic', async () => {
     const again = await run(universeAt(null), last, last);
     expect(again.docs.get(`ACME@${last}`)).toEqual(full.docs.get(`ACME@${last}`));

@@ -45,7 +45,8 @@ const bullish: RulesInput = {
   regime: 'bull',
 };
 
-const summary = (auc: number | null): MlModelSummary => ({
+/** A model summary with out-of-sample AUC `auc` and, when given, its interval [low, high] over `dates` dates. */
+const summary = (auc: number | null, interval: [number, number] | null = null, dates = 40): MlModelSummary => ({
   model: 'logistic_regression',
   version: '1',
   features: [],
@@ -55,6 +56,9 @@ const summary = (auc: number | null): MlModelSummary => ({
   oos_accuracy: 0.55,
   oos_auc: auc,
   oos_samples: 500,
+  oos_dates: dates,
+  oos_through: '2026-05-29',
+  oos_auc_ci: interval ? { low: interval[0], high: interval[1], level: 0.95, block_length: 4 } : null,
 });
 
 describe('rulesSignal', () => {
@@ -114,29 +118,69 @@ describe('mlSignal and enhancedSignal', () => {
     expect(mlSignal(0.6, summary(0.6)).confidence).toBeCloseTo(0.2, 10);
   });
 
-  it('gives the model no weight when its out-of-sample AUC shows no edge', () => {
+  it('gives the model no weight when the interval of its out-of-sample AUC includes 0.5, and says why', () => {
     const rules = rulesSignal(bullish);
-    const e = enhancedSignal(rules, mlSignal(0.1, summary(0.5)), bullish.stage);
+    const e = enhancedSignal(rules, mlSignal(0.1, summary(0.497, [0.481, 0.512], 57)), bullish.stage);
     expect(e.ml_weight).toBe(0);
+    expect(e.rules_weight).toBe(1);
     expect(e.score).toBeCloseTo(rules.score, 4);
-    expect(e.reasons[1]).toMatch(/ignored/);
+    expect(e.reasons[1]).toBe('ML SELL ignored: out-of-sample AUC 0.497 [0.481, 0.512] (95%, 57 dates), interval includes 0.5');
+    expect(e.weights).toEqual({
+      rules: { weight: 1, reason: 'rules: the base score: weight 1, since no gated component has a measured out-of-sample edge' },
+      ml: { weight: 0, reason: 'ml: out-of-sample AUC 0.497 [0.481, 0.512] (95%, 57 dates), interval includes 0.5: weight 0' },
+    });
   });
 
-  it('weights the model by 4 x (AUC - 0.5), capped at one half', () => {
+  it('never weights a point estimate alone: a high AUC without an interval, or with a wide one, gets 0', () => {
     const rules = rulesSignal(bullish);
-    const some = enhancedSignal(rules, mlSignal(0.2, summary(0.55)), bullish.stage);
+    const noInterval = enhancedSignal(rules, mlSignal(0.2, summary(0.9, null, 8)), bullish.stage);
+    expect(noInterval.ml_weight).toBe(0);
+    expect(noInterval.weights?.ml.reason).toBe('ml: out-of-sample AUC 0.900 over 8 date(s), no interval (it needs at least 10 dates with both outcomes): weight 0');
+    const wide = enhancedSignal(rules, mlSignal(0.2, summary(0.62, [0.5, 0.74])), bullish.stage);
+    expect(wide.ml_weight).toBe(0);
+    expect(wide.weights?.ml.reason).toMatch(/\[0\.500, 0\.740\] \(95%, 40 dates\), interval includes 0\.5: weight 0$/);
+    const below = enhancedSignal(rules, mlSignal(0.2, summary(0.45, [0.43, 0.47])), bullish.stage);
+    expect(below.ml_weight).toBe(0);
+    expect(below.weights?.ml.reason).toMatch(/interval below 0\.5: weight 0$/);
+    const noRecord = enhancedSignal(rules, mlSignal(0.2, summary(null, null, 0)), bullish.stage);
+    expect(noRecord.weights?.ml).toEqual({ weight: 0, reason: 'ml: no out-of-sample predictions with known outcomes yet: weight 0' });
+  });
+
+  it('weights the model by 4 x (lower bound - 0.5) once the interval is above 0.5, capped at one half', () => {
+    const rules = rulesSignal(bullish);
+    const some = enhancedSignal(rules, mlSignal(0.2, summary(0.6, [0.55, 0.65])), bullish.stage);
     expect(some.ml_weight).toBeCloseTo(0.2, 10);
+    expect(some.rules_weight).toBeCloseTo(0.8, 10);
     expect(some.score).toBeCloseTo(0.8 * rules.score + 0.2 * (2 * 0.2 - 1), 3);
-    const capped = enhancedSignal(rules, mlSignal(0.2, summary(0.9)), bullish.stage);
+    expect(some.weights?.ml).toEqual({ weight: 0.2, reason: 'ml: out-of-sample AUC 0.600 [0.550, 0.650] (95%, 40 dates), lower bound above 0.5: min(0.5, 4 x (0.550 - 0.5)): weight 0.2' });
+    expect(some.weights?.rules).toEqual({ weight: 0.8, reason: "rules: the base score: weight 0.8 = 1 - the gated components' weights" });
+    expect(some.reasons[1]).toBe('ML SELL (p_up 0.2, weight 0.2): out-of-sample AUC 0.600 [0.550, 0.650] (95%, 40 dates), lower bound above 0.5: min(0.5, 4 x (0.550 - 0.5))');
+    const more = enhancedSignal(rules, mlSignal(0.2, summary(0.62, [0.58, 0.66])), bullish.stage);
+    expect(more.ml_weight).toBeCloseTo(0.32, 10);
+    const capped = enhancedSignal(rules, mlSignal(0.2, summary(0.9, [0.7, 0.95])), bullish.stage);
     expect(capped.ml_weight).toBe(0.5);
     expect(capped.rules_weight).toBe(0.5);
   });
 
-  it('without a model the blend is the rules signal', () => {
+  it('without a model the blend is the rules signal, and says so', () => {
     const rules = rulesSignal(bullish);
     const e = enhancedSignal(rules, null, bullish.stage);
     expect(e.signal).toBe(rules.signal);
     expect(e.score).toBe(rules.score);
+    expect(e.weights?.ml).toEqual({
+      weight: 0,
+      reason: 'ml: no ML signal for this date (no out-of-sample model yet, or too little history for its features): weight 0',
+    });
+  });
+
+  it('treats a summary stored before the gate (no interval keys) as having no interval', () => {
+    const rules = rulesSignal(bullish);
+    const legacy: MlModelSummary = { ...summary(0.7) };
+    delete legacy.oos_auc_ci;
+    delete legacy.oos_dates;
+    const e = enhancedSignal(rules, mlSignal(0.9, legacy), bullish.stage);
+    expect(e.ml_weight).toBe(0);
+    expect(e.weights?.ml.reason).toMatch(/^ml: out-of-sample AUC 0\.700 over 0 date\(s\), no interval/);
   });
 });
 
