@@ -299,6 +299,9 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
           done += rows.length;
           progress?.('analyze', Math.min(done, expected), expected);
           writing = writing.then(() => write(rows));
+          // Awaited below; marked handled now, or a failed write (a full disk) ends the process as an
+          // unhandled rejection before the batch can report it. No further writes follow it.
+          writing.catch(() => (failed = true));
         }),
       ),
     ).catch(async (err: unknown) => {
