@@ -1,13 +1,19 @@
 /**
- * `tradegraph <command>` (or `npm run tradegraph -- <command>`): market data and tokens.
+ * `tradegraph <command>` (or `npm run tradegraph -- <command>`): market data, analysis, evidence and tokens.
  *
  *   migrate                              apply pending migrations
  *   import securities <file|dir>...      symbol,name,sector,sub_industry
  *   import bars <file|dir>...            long CSV (symbol,date,...), Yahoo or Stooq per-symbol files; .gz ok
  *   generate [--seed N] [--symbols N] [--years N] [--end-date YYYY-MM-DD]
  *                                        store the deterministic synthetic market
- *   analyze [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N]
- *                                        store analysis snapshots (default: the latest trading day)
+ *   analyze [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--every N|week] [--symbols A,B] [--workers N]
+ *                                        store analysis snapshots (default: the latest trading day;
+ *                                        --every: every Nth trading day of the range, or each week's
+ *                                        last, over the whole history unless a range is given;
+ *                                        --symbols: only those equities, the universe still the context)
+ *   evaluate [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--horizons 20,60] [--seed N] [--out FILE]
+ *                                        evaluate the stored snapshots against what followed them; print
+ *                                        the Markdown report (or write it to FILE) and store the evaluation
  *   token [--sub ID] [--audience analysis|allocation|search|AUD[,...]] [--ttl 1h]
  *                                        mint a development token: HS256 partner access token, or
  *                                        with `search` an ES256 ID token (development identity key)
@@ -20,7 +26,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { SingleBar } from 'cli-progress';
-import { runAnalysis, type PipelinePhase } from '../subgraphs/analysis/pipeline.js';
+import { runAnalysis, type PipelinePhase, type Sampling } from '../subgraphs/analysis/pipeline.js';
+import { AppError } from '../subgraphs/platform/errors.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
@@ -33,7 +40,8 @@ import { migrate } from '../subgraphs/platform/migrations.js';
 
 class UsageError extends Error {}
 
-const USAGE = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^ \* ?/, '')).join('\n');
+const HEADER = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+const USAGE = HEADER.slice(1, HEADER.indexOf(' */')).map((l) => l.replace(/^ \* ?/, '')).join('\n');
 
 /** Reads CSV files (plain or .gz), expanding directories to their .csv/.txt(.gz) files. */
 export function readCsvFiles(paths: readonly string[]): CsvFile[] {
@@ -109,6 +117,31 @@ const int = (value: string | undefined, name: string, fallback: number): number 
   return n;
 };
 
+/** `--every N` (a whole number of trading days >= 1) or `--every week`. */
+function everyArg(value: string): Sampling {
+  if (value.trim().toLowerCase() === 'week') return 'week';
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError('--every must be a whole number of trading days >= 1, or "week"');
+  return n;
+}
+
+/** `--symbols A,B,C`: trimmed, upper-cased, at least one. */
+function symbolsArg(value: string): string[] {
+  const symbols = value.split(',').map((s) => s.trim().toUpperCase());
+  if (symbols.some((s) => s.length === 0)) throw new UsageError('--symbols must be a comma-separated list of symbols, e.g. --symbols AAPL,MSFT');
+  return [...new Set(symbols)];
+}
+
+/** A request the store cannot serve as asked (an empty range, an unknown symbol) is a usage error. */
+async function asUsage<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'VALIDATION_FAILED') throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 export async function run(argv: string[], config: Config = loadConfig()): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -139,12 +172,19 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       return 0;
     }
     case 'analyze': {
-      const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, workers: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { from: { type: 'string' }, to: { type: 'string' }, workers: { type: 'string' }, every: { type: 'string' }, symbols: { type: 'string' } },
+      });
       const from = values.from === undefined ? undefined : dateArg(values.from, 'from');
       const to = values.to === undefined ? undefined : dateArg(values.to, 'to');
       const workers = int(values.workers, 'workers', config.analysis.workers);
       if (workers < 0) throw new UsageError('--workers must be 0 (inline) or more');
-      const summary = await withDb(config, (db) => runAnalysis(db, config.marketIndexSymbol, { from, to, workers, onProgress: phaseProgress() }));
+      const every = values.every === undefined ? undefined : everyArg(values.every);
+      const symbols = values.symbols === undefined ? undefined : symbolsArg(values.symbols);
+      const summary = await withDb(config, (db) =>
+        asUsage(runAnalysis(db, config.marketIndexSymbol, { from, to, every, symbols, workers, onProgress: phaseProgress() })),
+      );
       console.log(formatAnalyzeSummary(summary));
       return 0;
     }
@@ -183,15 +223,22 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
   }
 }
 
-const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname;
-if (invokedDirectly) {
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`);
-      else if (err instanceof ConfigError) console.error(err.message);
-      else console.error(`Failed: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(err instanceof UsageError ? 2 : 1);
-    },
-  );
+/** node:util parseArgs rejects unknown options and missing values with these codes: usage errors. */
+const isParseArgsError = (err: unknown): err is { code: string; message: string } =>
+  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_PARSE_ARGS') && 'message' in err && typeof err.message === 'string';
+
+/** Runs a command and returns its exit code, printing a failure's message (with the usage for a usage error). */
+export async function main(argv: string[], config?: Config): Promise<number> {
+  try {
+    return await run(argv, config ?? loadConfig());
+  } catch (caught: unknown) {
+    const err = isParseArgsError(caught) ? new UsageError(caught.message) : caught;
+    if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`);
+    else if (err instanceof ConfigError) console.error(err.message);
+    else console.error(`Failed: ${err instanceof Error ? err.message : String(err)}`);
+    return err instanceof UsageError ? 2 : 1;
+  }
 }
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname;
+if (invokedDirectly) main(process.argv.slice(2)).then((code) => process.exit(code));

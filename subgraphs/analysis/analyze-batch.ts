@@ -4,7 +4,9 @@
  * 1. `load`: prepare every symbol's series, count its weekly stage transitions and collect its ML
  *    training samples; the results of all batches are merged by the pipeline.
  * 2. `analyze`: with the merged universe state (transition table, trained model, regimes), build one
- *    document per symbol per requested date, serialised to JSON text for storage.
+ *    document per requested symbol (default every symbol) per requested date, serialised to JSON text
+ *    for storage. Every symbol of the batch is loaded in pass 1 whichever are requested, so the universe
+ *    state, and with it each document, does not depend on which symbols are documented.
  *
  * Prepared series stay in the batch between the passes, so bars cross a thread boundary once.
  */
@@ -34,6 +36,8 @@ export interface AnalyzeContext {
   model: SignalModel | null;
   transitions: TransitionTableJson;
   regimes: Record<string, RegimeDetail | null>;
+  /** Symbols to document; null documents every symbol of the batch (all of them shape the context either way). */
+  symbols?: string[] | null;
 }
 
 /** A stored document as JSON text (serialised where it was computed). */
@@ -69,7 +73,9 @@ export class AnalysisBatch {
     };
     let pending: SnapshotText[] = [];
     let count = 0;
+    const selected = context.symbols == null ? null : new Set(context.symbols);
     for (const p of this.prepared) {
+      if (selected !== null && !selected.has(p.input.symbol)) continue;
       const dates = p.input.bars.dates;
       for (const date of context.dates) {
         const i = indexOfSorted(dates, date);

@@ -5,7 +5,8 @@
  *   -> pass 1 in parallel: prepare series, count stage transitions, collect ML samples
  *   -> merge: transition table, walk-forward ML training (with the out-of-sample record, and its AUC
  *      interval, of each model that serves a requested date), market regime per requested date
- *   -> pass 2 in parallel: one document per symbol per requested date
+ *   -> pass 2 in parallel: one document per requested symbol (default all) per requested date (every
+ *      trading day of the range, or a sample of them: every Nth, or each week's last)
  *   -> store: one transaction, idempotent upsert into analysis_snapshots, plus an analysis_runs row
  *
  * Parallelism: symbols are dealt round-robin to worker threads (one per core by default). Under a
@@ -30,7 +31,7 @@ import { marketRegime } from './engine/regime.js';
 import { trainSignalModel, type SignalModel } from './engine/signal-model.js';
 import { classifyStages, stagePayload } from './engine/stage.js';
 import { TransitionTable } from './engine/transitions.js';
-import { toWeekly } from './engine/weekly.js';
+import { isoWeekKey, toWeekly } from './engine/weekly.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import * as store from './store.js';
@@ -45,10 +46,24 @@ export interface Universe {
 export type PipelinePhase = 'prepare' | 'analyze' | 'store';
 export type PipelineProgress = (phase: PipelinePhase, done: number, total: number) => void;
 
+/** Which trading days of the range to document: every Nth (from the range's first), or each ISO week's last. */
+export type Sampling = number | 'week';
+
 export interface AnalyzeOptions {
-  /** Requested dates (YYYY-MM-DD, inclusive); default: the latest trading day only. */
+  /**
+   * Requested dates (YYYY-MM-DD, inclusive); default: the latest trading day only, or with `every` the
+   * whole calendar.
+   */
   from?: string;
   to?: string;
+  /** Sample the range instead of documenting every trading day of it (see sampleDates). */
+  every?: Sampling;
+  /**
+   * Equities to document; default every equity. The universe state (equal-weight index, transition
+   * table, ML model, regimes) is computed from the whole universe either way, so a document does not
+   * depend on which symbols or dates a run asked for.
+   */
+  symbols?: readonly string[];
   /** Worker threads; default one per core; 0 runs inline. */
   workers?: number;
   producedAt?: string;
@@ -70,7 +85,11 @@ export interface AnalyzeSummary {
   fromDate: string;
   toDate: string;
   dates: number;
+  /** The sampling asked for; null when every trading day of the range was documented. */
+  every: Sampling | null;
+  /** Equities documented (with enough bars), and how many the universe holds (with enough bars). */
   symbols: number;
+  universeSymbols: number;
   snapshots: number;
   workers: number;
   index: { symbol: string; computed: boolean };
@@ -154,10 +173,13 @@ export function symbolInputs(u: Universe): SymbolInput[] {
   });
 }
 
-/** The requested dates: trading days of the calendar in [from, to]; default the latest one. */
-export function requestedDates(calendar: readonly string[], from?: string, to?: string): string[] {
+/**
+ * The requested dates: trading days of the calendar in [from, to], sampled by `every`; without a range,
+ * the latest trading day, or with `every` the whole calendar.
+ */
+export function requestedDates(calendar: readonly string[], from?: string, to?: string, every?: Sampling): string[] {
   if (calendar.length === 0) throw new AppError('VALIDATION_FAILED', 'there are no bars to analyse: import bars or load the demo market first');
-  if (!from && !to) return [calendar[calendar.length - 1]];
+  if (!from && !to && every === undefined) return [calendar[calendar.length - 1]];
   const lo = from ?? calendar[0];
   const hi = to ?? calendar[calendar.length - 1];
   if (lo > hi) throw new AppError('VALIDATION_FAILED', '--from must not be after --to', [{ field: 'from', message: 'after to' }]);
@@ -165,7 +187,40 @@ export function requestedDates(calendar: readonly string[], from?: string, to?: 
   if (dates.length === 0) {
     throw new AppError('VALIDATION_FAILED', `no trading days between ${lo} and ${hi} (bars cover ${calendar[0]} to ${calendar[calendar.length - 1]})`);
   }
-  return dates;
+  return every === undefined ? dates : sampleDates(calendar, dates, every);
+}
+
+/**
+ * Samples trading days of a range (`dates`, a run of `calendar`): `every` N keeps the range's first
+ * trading day and every Nth after it; 'week' keeps each ISO week's last trading day in the calendar (the
+ * calendar's latest day counts as its week's last), so a range that ends mid-week keeps no day of that week
+ * unless the calendar ends there too.
+ */
+export function sampleDates(calendar: readonly string[], dates: readonly string[], every: Sampling): string[] {
+  if (every === 'week') {
+    const position = indexOfSorted(calendar, dates[0]);
+    return dates.filter((d, k) => {
+      const next = calendar[position + k + 1];
+      return next === undefined || isoWeekKey(next) !== isoWeekKey(d);
+    });
+  }
+  if (!Number.isSafeInteger(every) || every < 1) throw new AppError('VALIDATION_FAILED', 'every must be a whole number of trading days >= 1 or "week"');
+  return dates.filter((_, k) => k % every === 0);
+}
+
+/** The equities to document (null for all), or VALIDATION_FAILED naming the symbols the universe lacks. */
+function selectedSymbols(u: Universe, symbols: readonly string[] | undefined): string[] | null {
+  if (symbols === undefined) return null;
+  const known = new Set(u.equities.map((e) => e.security.symbol));
+  const unknown = symbols.filter((s) => !known.has(s));
+  if (symbols.length === 0 || unknown.length > 0) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      symbols.length === 0 ? 'no symbols named' : `not an equity with bars in the store: ${unknown.join(', ')}`,
+      unknown.map((s) => ({ field: 'symbols', message: `${s} is not an equity with bars` })),
+    );
+  }
+  return [...new Set(symbols)];
 }
 
 /** Market regime of the index at each requested date. */
@@ -237,6 +292,12 @@ function workerRunner(url: URL): BatchRunner {
   };
 }
 
+/** How many of the selected symbols have enough bars for a document (what the batches will document). */
+function documentedSymbols(inputs: readonly SymbolInput[], selected: readonly string[]): number {
+  const wanted = new Set(selected);
+  return inputs.filter((i) => wanted.has(i.symbol) && i.bars.close.length >= MIN_BARS).length;
+}
+
 /** Compiled JavaScript can start workers; TypeScript sources under a test runner run inline. */
 function workerUrl(): URL | null {
   const url = new URL('./analyze-worker.js', import.meta.url);
@@ -248,7 +309,8 @@ function workerUrl(): URL | null {
  * order). Pure computation apart from the worker threads; storage is the caller's.
  */
 export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, write: (rows: SnapshotText[]) => Promise<void>): Promise<AnalyzeSummary> {
-  const dates = requestedDates(u.calendar, options.from, options.to);
+  const dates = requestedDates(u.calendar, options.from, options.to, options.every);
+  const selected = selectedSymbols(u, options.symbols);
   const inputs = symbolInputs(u);
   const url = workerUrl();
   const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), inputs.length)) : 0;
@@ -283,9 +345,11 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       model,
       transitions: table.toJSON(),
       regimes: regimesFor(u, dates),
+      symbols: selected,
     };
     const t2 = performance.now();
-    const expected = loaded.reduce((s, l) => s + l.symbols, 0) * dates.length;
+    const documented = selected === null ? loaded.reduce((s, l) => s + l.symbols, 0) : documentedSymbols(inputs, selected);
+    const expected = documented * dates.length;
     let done = 0;
     let writing = Promise.resolve();
     let failed = false;
@@ -317,7 +381,9 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       fromDate: dates[0],
       toDate: dates[dates.length - 1],
       dates: dates.length,
-      symbols: loaded.reduce((s, l) => s + l.symbols, 0),
+      every: options.every ?? null,
+      symbols: documented,
+      universeSymbols: loaded.reduce((s, l) => s + l.symbols, 0),
       snapshots: counts.reduce((s, c) => s + c, 0),
       workers: workerCount,
       index: { symbol: u.index.symbol, computed: u.index.computed },
