@@ -28,6 +28,8 @@ import { gunzipSync } from 'node:zlib';
 import { SingleBar } from 'cli-progress';
 import { runAnalysis, type PipelinePhase, type Sampling } from '../subgraphs/analysis/pipeline.js';
 import { AppError } from '../subgraphs/platform/errors.js';
+import { checkHorizons } from '../subgraphs/analysis/engine/evidence/forward.js';
+import { runEvaluation } from '../subgraphs/analysis/evidence-run.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
@@ -132,6 +134,25 @@ function symbolsArg(value: string): string[] {
   return [...new Set(symbols)];
 }
 
+/** `--horizons 20,60`: distinct whole numbers of trading days >= 1. */
+function horizonsArg(value: string): number[] {
+  const parts = value.split(',').map((h) => h.trim());
+  if (parts.some((h) => !/^\d+$/.test(h))) throw new UsageError('--horizons must be comma-separated whole numbers of trading days, e.g. --horizons 20,60');
+  try {
+    return checkHorizons(parts.map(Number));
+  } catch (err) {
+    throw new UsageError(`--horizons: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** `--out FILE`: its directory must exist (checked before any work). */
+function outArg(value: string): string {
+  const dir = path.dirname(path.resolve(value));
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`--out: no such directory: ${dir}`);
+  if (fs.existsSync(value) && fs.statSync(value).isDirectory()) throw new UsageError(`--out: ${value} is a directory`);
+  return value;
+}
+
 /** A request the store cannot serve as asked (an empty range, an unknown symbol) is a usage error. */
 async function asUsage<T>(work: Promise<T>): Promise<T> {
   try {
@@ -186,6 +207,28 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
         asUsage(runAnalysis(db, config.marketIndexSymbol, { from, to, every, symbols, workers, onProgress: phaseProgress() })),
       );
       console.log(formatAnalyzeSummary(summary));
+      return 0;
+    }
+    case 'evaluate': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { from: { type: 'string' }, to: { type: 'string' }, horizons: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+      });
+      const from = values.from === undefined ? undefined : dateArg(values.from, 'from');
+      const to = values.to === undefined ? undefined : dateArg(values.to, 'to');
+      if (from !== undefined && to !== undefined && from > to) throw new UsageError('--from must not be after --to');
+      const horizons = values.horizons === undefined ? undefined : horizonsArg(values.horizons);
+      const seed = int(values.seed, 'seed', 0);
+      if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be a safe integer');
+      const out = values.out === undefined ? undefined : outArg(values.out);
+      const deliver = out === undefined ? undefined : (report: string) => fs.writeFileSync(out, report);
+      const result = await withDb(config, (db) => runEvaluation(db, { from, to, horizons, seed, deliver }));
+      if (out === undefined) process.stdout.write(result.report);
+      const r = result.run;
+      const where = out === undefined ? '' : `Wrote the report to ${out}. `;
+      (out === undefined ? console.error : console.log)(
+        `${where}Stored evaluation ${result.id}: ${r.snapshots} snapshots of ${r.symbols} symbols, ${r.fromDate}..${r.toDate}, pipeline ${r.pipelineVersion}, as of ${r.asOfDate}.`,
+      );
       return 0;
     }
     case 'token': {

@@ -9,6 +9,10 @@
  *   and every symbol's snapshot on one date (what allocation and search start from).
  * - `analysis_runs`: one row per pipeline run (dates covered, counts, the fitted model summary and
  *   the stage-transition estimate), so a reader can tell how fresh and how complete the snapshots are.
+ * - `evidence_runs`: one row per evaluation (`tradegraph evaluate`): the pipeline version of the
+ *   snapshots it measured, its as-of date (the last snapshot date whose outcome at the longest horizon
+ *   was known), the snapshot dates it covered, horizons and seed, and the evaluation itself as jsonb
+ *   (engine/evidence/evaluate.ts). The index serves "the latest evaluation of a pipeline version".
  */
 import type { Migration } from '../platform/migrations.js';
 
@@ -67,6 +71,27 @@ export const analysisMigrations: Migration[] = [
         model            jsonb,
         transitions      jsonb
       );
+    `,
+  },
+  {
+    version: 2026120101,
+    name: 'evidence runs',
+    sql: `
+      CREATE TABLE evidence_runs (
+        id               bigserial PRIMARY KEY,
+        pipeline_version text NOT NULL,
+        as_of_date       date NOT NULL,
+        from_date        date NOT NULL,
+        to_date          date NOT NULL,
+        horizons         int[] NOT NULL,
+        seed             bigint NOT NULL,
+        snapshots        int NOT NULL,
+        symbols          int NOT NULL,
+        created_at       timestamptz NOT NULL DEFAULT now(),
+        evaluation       jsonb NOT NULL,
+        CHECK (from_date <= as_of_date AND as_of_date <= to_date)
+      );
+      CREATE INDEX evidence_runs_version_idx ON evidence_runs (pipeline_version, as_of_date DESC, id DESC);
     `,
   },
 ];

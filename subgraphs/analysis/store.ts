@@ -1,6 +1,7 @@
 /**
  * SQL for the analysis domain's tables: securities and daily bars (market data), the stored analysis
- * snapshots (one JSON document per symbol per date) and the log of pipeline runs.
+ * snapshots (one JSON document per symbol per date), the log of pipeline runs and the evaluations of
+ * the snapshots (evidence_runs).
  *
  * Snapshot reads return the document as raw JSON text (`doc::text`), exactly as PostgreSQL prints the
  * stored jsonb: the REST read splices that text into its response without parsing it, and only the
@@ -413,6 +414,79 @@ export async function latestRun(db: Queryable): Promise<StoredAnalysisRun | null
     `SELECT id, started_at AS "startedAt", finished_at AS "finishedAt", pipeline_version AS "pipelineVersion",
        from_date AS "fromDate", to_date AS "toDate", symbols, snapshots, model, transitions
      FROM analysis_runs ORDER BY id DESC LIMIT 1`,
+  );
+  return rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Evaluations (evidence_runs) and the snapshot reads they start from
+// ---------------------------------------------------------------------------------------------------------
+
+/** Per snapshot date within [from, to] (either open) and pipeline version: how many snapshots, oldest first. */
+export async function snapshotDateCounts(
+  db: Queryable,
+  options: { from?: string; to?: string },
+): Promise<Array<{ date: string; pipelineVersion: string; snapshots: number }>> {
+  return db.query<{ date: string; pipelineVersion: string; snapshots: number }>(
+    `SELECT analysis_date::text AS date, pipeline_version AS "pipelineVersion", count(*)::int AS snapshots
+       FROM analysis_snapshots
+      WHERE ($1::date IS NULL OR analysis_date >= $1::date) AND ($2::date IS NULL OR analysis_date <= $2::date)
+      GROUP BY analysis_date, pipeline_version
+      ORDER BY analysis_date, pipeline_version`,
+    [options.from ?? null, options.to ?? null],
+  );
+}
+
+/** The documents (JSON text) of one pipeline version on the given dates, in (date, symbol) order. */
+export async function snapshotDocsOn(db: Queryable, dates: readonly string[], pipelineVersion: string): Promise<Array<{ symbol: string; docText: string }>> {
+  if (dates.length === 0) return [];
+  const rows = await db.query<{ symbol: string; doc: string }>(
+    `SELECT symbol, doc::text AS doc FROM analysis_snapshots
+      WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
+      ORDER BY analysis_date, symbol`,
+    [[...dates], pipelineVersion],
+  );
+  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
+}
+
+/** One evaluation to record (see migrations.ts, evidence_runs). */
+export interface EvidenceRunRecord {
+  pipelineVersion: string;
+  /** YYYY-MM-DD dates: the last with a known outcome at the longest horizon, the first and last evaluated. */
+  asOfDate: string;
+  fromDate: string;
+  toDate: string;
+  horizons: number[];
+  seed: number;
+  snapshots: number;
+  symbols: number;
+  /** The evaluation (JSON; non-finite numbers are stored as null). */
+  evaluation: unknown;
+}
+
+export interface StoredEvidenceRun extends EvidenceRunRecord {
+  id: number;
+  createdAt: string;
+}
+
+/** Records an evaluation; returns its id. */
+export async function recordEvidenceRun(db: Queryable, run: EvidenceRunRecord): Promise<number> {
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO evidence_runs (pipeline_version, as_of_date, from_date, to_date, horizons, seed, snapshots, symbols, evaluation)
+     VALUES ($1, $2::date, $3::date, $4::date, $5::int[], $6::bigint, $7, $8, $9::jsonb)
+     RETURNING id::float8 AS id`,
+    [run.pipelineVersion, run.asOfDate, run.fromDate, run.toDate, run.horizons, run.seed, run.snapshots, run.symbols, JSON.stringify(run.evaluation)],
+  );
+  return row.id;
+}
+
+/** The most recent evaluation (of one pipeline version, when given), or null. */
+export async function latestEvidenceRun(db: Queryable, pipelineVersion?: string): Promise<StoredEvidenceRun | null> {
+  const rows = await db.query<StoredEvidenceRun>(
+    `SELECT id::float8 AS id, pipeline_version AS "pipelineVersion", as_of_date::text AS "asOfDate", from_date::text AS "fromDate",
+            to_date::text AS "toDate", horizons, seed::float8 AS seed, snapshots, symbols, created_at::text AS "createdAt", evaluation
+       FROM evidence_runs WHERE ($1::text IS NULL OR pipeline_version = $1) ORDER BY id DESC LIMIT 1`,
+    [pipelineVersion ?? null],
   );
   return rows[0] ?? null;
 }

@@ -1,0 +1,158 @@
+/**
+ * `tradegraph evaluate` against a real on-disk PGlite store holding a small synthetic market analysed
+ * weekly: it prints the Markdown report (stage, signal, IC and pattern-target sections), records one
+ * evidence_runs row per run whose as-of date is the last snapshot date with a known 60-day outcome,
+ * `--out` writes the same report, and bad arguments exit 2 while an empty store exits 1, recording nothing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { jest } from '@jest/globals';
+import { main, run } from '../../cli/tradegraph.js';
+import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
+import { latestEvidenceRun } from '../../subgraphs/analysis/store.js';
+import { openPglite, type Db } from '../../subgraphs/platform/db.js';
+import { testConfig } from '../helpers/config.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-evaluate-'));
+const config = testConfig({ DATA_DIR: dataDir });
+
+let out: string[];
+let err: string[];
+let stdout: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  stdout = [];
+  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bars
+  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout.push(String(chunk));
+    return true;
+  });
+});
+afterEach(() => jest.restoreAllMocks());
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+async function inStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openPglite(config.dataDir);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const evidenceRows = () => inStore(async (db) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM evidence_runs'))[0].n);
+
+let calendar: string[];
+let snapshotDates: string[];
+
+beforeAll(async () => {
+  jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  await run(['generate', '--symbols', '12', '--years', '2', '--end-date', '2026-10-30'], config);
+  jest.restoreAllMocks();
+  calendar = await inStore(async (db) =>
+    (await db.query<{ date: string }>("SELECT DISTINCT b.date::text AS date FROM bars b JOIN securities s USING (symbol) WHERE s.asset_type = 'EQUITY' ORDER BY 1")).map((r) => r.date),
+  );
+});
+
+it('on a store without snapshots exits 1 saying what to run, and records nothing', async () => {
+  expect(await main(['evaluate'], config)).toBe(1);
+  expect(err.join('\n')).toMatch(/no stored snapshots .*run `tradegraph analyze` first/);
+  expect(await evidenceRows()).toBe(0);
+});
+
+it('prints the report of the weekly snapshots and records one evaluation as of the last date with a known 60-day outcome', async () => {
+  expect(await main(['analyze', '--every', 'week', '--workers', '0'], config)).toBe(0);
+  snapshotDates = await inStore(async (db) => (await db.query<{ date: string }>('SELECT DISTINCT analysis_date::text AS date FROM analysis_snapshots ORDER BY 1')).map((r) => r.date));
+  expect(snapshotDates.length).toBeGreaterThan(90);
+
+  expect(await main(['evaluate', '--seed', '7'], config)).toBe(0);
+  const report = stdout.join('');
+  for (const heading of [
+    '# Evidence report',
+    '## 20-day forward excess return',
+    '## 60-day forward excess return',
+    '#### Stage\n',
+    '#### Stage x strength',
+    '#### Rules signal',
+    '#### Enhanced signal',
+    '#### ML signal',
+    '#### SATA score bucket',
+    '### Rank IC',
+    '## Pattern targets against a placebo',
+  ]) {
+    expect(report).toContain(heading);
+  }
+  expect(report).toMatch(/\| STAGE 2 \| [\d,]+ \| \d+ \| [+-]?\d+\.\d\d% \|/);
+  expect(report).toMatch(/\| sata_score \| \d+ \| [+-]?\d\.\d{3} \|/);
+  expect(report).toContain(`Snapshots of pipeline version ${PIPELINE_VERSION}`);
+  expect(report).toContain('seed 7');
+  expect(report).not.toMatch(/NaN|undefined|Infinity/);
+
+  // The last snapshot date whose 60th trading day after it is in the bars, worked out here from the calendar.
+  const asOf = snapshotDates.filter((d) => calendar.indexOf(d) + 60 < calendar.length).at(-1) as string;
+  // Later snapshots exist, with no 60-day outcome yet.
+  const next = snapshotDates[snapshotDates.indexOf(asOf) + 1];
+  expect(calendar.indexOf(next) + 60).toBeGreaterThanOrEqual(calendar.length);
+  expect(await evidenceRows()).toBe(1);
+  const stored = await inStore((db) => latestEvidenceRun(db));
+  expect(stored).toMatchObject({
+    pipelineVersion: PIPELINE_VERSION,
+    asOfDate: asOf,
+    fromDate: snapshotDates[0],
+    toDate: snapshotDates.at(-1),
+    horizons: [20, 60],
+    seed: 7,
+    snapshots: 12 * snapshotDates.length,
+    symbols: 12,
+  });
+  expect(stored?.evaluation).toMatchObject({ seed: 7, horizons: [20, 60], rows: 12 * snapshotDates.length, samplingStep: 5 });
+  expect(report).toContain(`as of ${asOf}, the last snapshot date with a known 60-day outcome`);
+  expect(err.join('\n')).toContain(`Stored evaluation ${stored?.id}`);
+});
+
+it('--out writes the same report, --from/--to/--horizons narrow the run, and each run records one row', async () => {
+  const file = path.join(dataDir, 'report.md');
+  expect(await main(['evaluate', '--seed', '7', '--out', file], config)).toBe(0);
+  expect(stdout.join('')).toBe('');
+  expect(out.join('\n')).toMatch(new RegExp(`Wrote the report to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Stored evaluation \\d+`));
+  stdout = [];
+  expect(await main(['evaluate', '--seed', '7'], config)).toBe(0);
+  expect(fs.readFileSync(file, 'utf8')).toBe(stdout.join(''));
+  expect(await evidenceRows()).toBe(3);
+
+  const [from, to] = [snapshotDates[20], snapshotDates[60]];
+  expect(await main(['evaluate', '--from', from, '--to', to, '--horizons', '10', '--out', file], config)).toBe(0);
+  expect(await evidenceRows()).toBe(4);
+  expect(await inStore((db) => latestEvidenceRun(db))).toMatchObject({ fromDate: from, toDate: to, asOfDate: to, horizons: [10], seed: 0, snapshots: 12 * 41 });
+  const narrowed = fs.readFileSync(file, 'utf8');
+  expect(narrowed).toContain('## 10-day forward excess return');
+  expect(narrowed).not.toContain('## 60-day');
+});
+
+it('bad arguments exit 2 with a clear message, and record nothing', async () => {
+  const before = await evidenceRows();
+  const cases: Array<[string[], RegExp]> = [
+    [['--horizons', '20,x'], /--horizons must be comma-separated whole numbers/],
+    [['--horizons', ''], /--horizons must be comma-separated whole numbers/],
+    [['--horizons', '20,,60'], /--horizons must be comma-separated whole numbers/],
+    [['--horizons', '2.5'], /--horizons must be comma-separated whole numbers/],
+    [['--horizons', '0'], /--horizons: a horizon must be an integer >= 1/],
+    [['--horizons', '20,20'], /--horizons: horizons must be distinct/],
+    [['--seed', 'abc'], /--seed must be an integer/],
+    [['--from', '2026-02-30'], /--from must be a date/],
+    [['--from', '2026-10-01', '--to', '2026-09-01'], /--from must not be after --to/],
+    [['--out', path.join(dataDir, 'missing', 'report.md')], /--out: no such directory/],
+    [['--frobnicate'], /Unknown option '--frobnicate'/],
+  ];
+  for (const [args, message] of cases) {
+    err = [];
+    expect([args, await main(['evaluate', ...args], config)]).toEqual([args, 2]);
+    expect(err.join('\n')).toMatch(message);
+  }
+  expect(await evidenceRows()).toBe(before);
+});
