@@ -484,7 +484,7 @@ export async function recordEvidenceRun(db: Queryable, run: EvidenceRunRecord): 
 export async function latestEvidenceRun(db: Queryable, pipelineVersion?: string): Promise<StoredEvidenceRun | null> {
   const rows = await db.query<StoredEvidenceRun>(
     `SELECT id::float8 AS id, pipeline_version AS "pipelineVersion", as_of_date::text AS "asOfDate", from_date::text AS "fromDate",
-            to_date::text AS "toDate", horizons, seed::float8 AS seed, snapshots, symbols, created_at::text AS "createdAt", evaluation
+            to_date::text AS "toDate", horizons, seed::float8 AS seed, snapshots, symbols, to_json(created_at) #>> '{}' AS "createdAt", evaluation
        FROM evidence_runs WHERE ($1::text IS NULL OR pipeline_version = $1) ORDER BY id DESC LIMIT 1`,
     [pipelineVersion ?? null],
   );
