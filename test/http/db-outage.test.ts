@@ -15,13 +15,14 @@ import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { scaled } from '../helpers/time.js';
 
 // OIDC_ENFORCE=false: hunt and cash hunt answer without an identity provider (the store is what is tested here).
 const config = testConfig({ DEMO_DATA: 'false', DB_HEALTH_TIMEOUT_MS: '1000', OIDC_ENFORCE: 'false', LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' });
 const health = (platform: RunningPlatform, origin: 'analysis' | 'allocation' | 'search') => request(`${platform.urls[origin]}/health`);
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   let last = await fn();
   while (!ok(last) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
@@ -108,7 +109,7 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     const started = Date.now();
     expectUnavailable(await health(platform, 'analysis'));
     expectUnavailable(await health(platform, 'allocation'));
-    expect(Date.now() - started).toBeLessThan(5000); // bounded by DB_HEALTH_TIMEOUT_MS, never hanging
+    expect(Date.now() - started).toBeLessThan(scaled(5000)); // bounded by DB_HEALTH_TIMEOUT_MS, never hanging
     expect((await health(platform, 'search')).body).toEqual({ status: 'degraded' });
 
     await proxy.restore();
@@ -142,7 +143,7 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     const graph = await bars();
     expect(graph.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
     expect(graph.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(scaled(5000));
 
     await proxy.restore();
     expect((await eventually(dated, (r) => r.status === 200, 5000)).status).toBe(200);
@@ -165,7 +166,7 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
     const res = await optimize();
     expect(res.status).toBe(503);
     expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(scaled(5000));
 
     await proxy.restore();
     const back = await eventually(optimize, (r) => r.status === 200, 5000);
@@ -195,7 +196,7 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
       expectErrorShape(res.body, 'SERVICE_UNAVAILABLE');
       expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|stack/);
     }
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(scaled(5000));
 
     await proxy.restore();
     expect((await eventually(() => hunt('hunt'), (r) => r.status === 200, 5000)).status).toBe(200);

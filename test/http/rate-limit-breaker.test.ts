@@ -20,6 +20,7 @@ import type { Config } from '../../subgraphs/platform/config.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
+import { scaled } from '../helpers/time.js';
 
 const run = randomBytes(4).toString('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -95,7 +96,7 @@ function collectingLog() {
 
 /** Waits (counting, which starts the half-open probe) until the breaker has closed again. */
 async function untilShared(counters: Counters, key: string): Promise<void> {
-  const deadline = Date.now() + REDIS_BREAKER_COOLDOWN_MS + 15_000;
+  const deadline = Date.now() + scaled(REDIS_BREAKER_COOLDOWN_MS + 15_000);
   while (!counters.shared()) {
     if (Date.now() > deadline) throw new Error('the breaker did not close after Redis came back');
     await counters.count(key, 60_000);
@@ -235,7 +236,7 @@ async function untilShared(counters: Counters, key: string): Promise<void> {
 
       // Thawed: after the cool-down a probe closes each breaker and the budget is shared again: a new
       // partner's requests on A then B count down one counter, which is in Redis.
-      const deadline = Date.now() + REDIS_BREAKER_COOLDOWN_MS + 20_000;
+      const deadline = Date.now() + scaled(REDIS_BREAKER_COOLDOWN_MS + 20_000);
       await sleep(REDIS_BREAKER_COOLDOWN_MS);
       for (let attempt = 0; ; attempt++) {
         // Any request on an instance whose breaker is open starts its probe after the cool-down.

@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import type { AnalysisDocument } from '../../../subgraphs/analysis/engine/document.js';
 import { analyzeUniverse, universeFromCsv, type AnalyzeSummary } from '../../../subgraphs/analysis/pipeline.js';
 import { PROJECT_ROOT } from '../../../subgraphs/platform/project.js';
+import { scaled } from '../../helpers/time.js';
 
 const DIR = path.resolve(PROJECT_ROOT, '../shared/market-data');
 const SECURITIES = path.join(DIR, 'securities.csv');
@@ -23,7 +24,7 @@ const available = fs.existsSync(SECURITIES) && fs.existsSync(BARS);
     summary = await analyzeUniverse(universe, { workers: 0, producedAt: '2026-11-21T00:00:00.000Z' }, async (rows) => {
       for (const r of rows) docs.push(JSON.parse(r.doc) as AnalysisDocument);
     });
-  }, 120_000);
+  }, scaled(120_000));
 
   it('analyses every symbol on the latest day against a computed equal-weight index', () => {
     expect(summary.symbols).toBe(120);

@@ -396,14 +396,12 @@ describe('index', () => {
   });
 });
 
-describe('speed', () => {
-  it('generates 500 symbols x 756 days in under 3 s', () => {
-    const started = performance.now();
+describe('the demo size', () => {
+  // Its speed is measured by bench:pipeline, not asserted here.
+  it('generates 500 symbols x 756 days', () => {
     const m = generateSyntheticMarket({ ...BASE, symbolCount: 500, years: 3 });
     let bars = 0;
     for (const s of m.series()) bars += s.close.length;
-    const elapsed = performance.now() - started;
     expect(bars).toBe(501 * 756);
-    expect(elapsed).toBeLessThan(3000);
   });
 });
