@@ -4,39 +4,13 @@
  * the named symbols are documented, a sampled document equals the one a full run computes for the same
  * date (the universe context does not depend on the sample), and bad arguments exit 2 writing nothing.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { jest } from '@jest/globals';
-import { main, run } from '../../cli/tradegraph.js';
-import { openPglite, type Db } from '../../subgraphs/platform/db.js';
-import { testConfig } from '../helpers/config.js';
+import { main } from '../../cli/tradegraph.js';
+import { captureCliOutput, equityCalendar, generateQuietly, scratchStore } from '../helpers/cli.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-analyze-sampling-'));
-const config = testConfig({ DATA_DIR: dataDir });
+const { config, inStore } = scratchStore('tg-analyze-sampling-');
+const cli = captureCliOutput();
 const FROM = '2026-08-24';
 const TO = '2026-10-30';
-
-let out: string[];
-let err: string[];
-beforeEach(() => {
-  out = [];
-  err = [];
-  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bars
-});
-afterEach(() => jest.restoreAllMocks());
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function inStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openPglite(config.dataDir);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 /** The stored snapshots as symbol -> date -> document without its production instants. */
 async function stored(): Promise<Map<string, Map<string, unknown>>> {
@@ -64,13 +38,8 @@ let calendar: string[];
 let equities: string[];
 
 beforeAll(async () => {
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  await run(['generate', '--symbols', '12', '--years', '2', '--end-date', '2026-10-30'], config);
-  jest.restoreAllMocks();
-  calendar = await inStore(async (db) =>
-    (await db.query<{ date: string }>("SELECT DISTINCT b.date::text AS date FROM bars b JOIN securities s USING (symbol) WHERE s.asset_type = 'EQUITY' ORDER BY 1")).map((r) => r.date),
-  );
+  await generateQuietly(config, ['--symbols', '12', '--years', '2', '--end-date', '2026-10-30']);
+  calendar = await inStore(equityCalendar);
   equities = await inStore(async (db) => (await db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol")).map((r) => r.symbol));
 });
 
@@ -84,7 +53,7 @@ it('--every 5 --symbols stores every 5th trading day of the range from its first
   expect([...docs.keys()].sort()).toEqual([a, b].sort());
   expect(datesOf(docs, a)).toEqual(expected);
   expect(datesOf(docs, b)).toEqual(expected);
-  expect(out.join('\n')).toContain(`Stored ${2 * expected.length} snapshots for 2 of the universe's 12 symbols, ${expected[0]}..${expected.at(-1)} (${expected.length} date(s): every 5th trading day)`);
+  expect(cli.out.join('\n')).toContain(`Stored ${2 * expected.length} snapshots for 2 of the universe's 12 symbols, ${expected[0]}..${expected.at(-1)} (${expected.length} date(s): every 5th trading day)`);
 });
 
 it("--every week stores each week's last trading day; without a range it samples the whole history", async () => {
@@ -100,7 +69,7 @@ it("--every week stores each week's last trading day; without a range it samples
   const docs = await stored();
   expect([...docs.keys()].sort()).toEqual(equities);
   for (const symbol of equities) expect(datesOf(docs, symbol)).toEqual(expected);
-  expect(out.join('\n')).toContain("each week's last trading day");
+  expect(cli.out.join('\n')).toContain("each week's last trading day");
 
   await clear();
   expect(await main(['analyze', '--every', '100', '--symbols', equities[0], '--workers', '0'], config)).toBe(0);
@@ -144,9 +113,9 @@ it('bad --every and --symbols exit 2 with a clear message and write nothing', as
     [['--every', '5', '--from', '2030-01-01', '--to', '2030-02-01'], /no trading days between 2030-01-01 and 2030-02-01/],
   ];
   for (const [args, message] of cases) {
-    err = [];
+    cli.err = [];
     expect([args, await main(['analyze', ...args, '--workers', '0'], config)]).toEqual([args, 2]);
-    expect(err.join('\n')).toMatch(message);
+    expect(cli.err.join('\n')).toMatch(message);
   }
   expect((await stored()).size).toBe(0);
 });

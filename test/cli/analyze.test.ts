@@ -2,52 +2,25 @@
  * `tradegraph analyze` against a real on-disk PGlite store: it stores one snapshot per symbol per
  * requested trading day, idempotently, records the run, and rejects bad arguments without writing.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { jest } from '@jest/globals';
 import { run } from '../../cli/tradegraph.js';
 import { ensureRecentAnalysis } from '../../subgraphs/analysis/pipeline.js';
 import { AnalysisService } from '../../subgraphs/analysis/service.js';
 import { latestRun, latestSnapshot } from '../../subgraphs/analysis/store.js';
-import { openPglite, type Db } from '../../subgraphs/platform/db.js';
-import { testConfig } from '../helpers/config.js';
+import { captureCliOutput, generateQuietly, scratchStore } from '../helpers/cli.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-analyze-'));
-const config = testConfig({ DATA_DIR: dataDir });
-
-let out: string[];
-beforeEach(() => {
-  out = [];
-  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bars
-});
-afterEach(() => jest.restoreAllMocks());
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function inStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openPglite(config.dataDir);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
+const { config, inStore } = scratchStore('tg-analyze-');
+const cli = captureCliOutput();
 
 const count = () => inStore(async (db) => (await db.query<{ n: number; dates: number }>('SELECT count(*)::int AS n, count(DISTINCT analysis_date)::int AS dates FROM analysis_snapshots'))[0]);
 
 beforeAll(async () => {
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  await run(['generate', '--symbols', '12', '--years', '2', '--end-date', '2026-10-30'], config);
-  jest.restoreAllMocks();
+  await generateQuietly(config, ['--symbols', '12', '--years', '2', '--end-date', '2026-10-30']);
 });
 
 it('analyses the latest trading day by default', async () => {
   expect(await run(['analyze', '--workers', '0'], config)).toBe(0);
   expect(await count()).toEqual({ n: 12, dates: 1 });
-  expect(out.join('\n')).toMatch(/Stored 12 snapshots for 12 symbols, 2026-10-30\.\.2026-10-30 \(1 trading day\(s\)\)/);
+  expect(cli.out.join('\n')).toMatch(/Stored 12 snapshots for 12 symbols, 2026-10-30\.\.2026-10-30 \(1 trading day\(s\)\)/);
   const acme = await inStore((db) => latestSnapshot(db, 'ACME'));
   expect(acme?.analysisDate).toBe('2026-10-30');
   expect(JSON.parse(acme?.docText ?? '{}')).toMatchObject({ symbol: 'ACME', analysis_date: '2026-10-30', stage: expect.stringMatching(/^STAGE [1-4]$/) });
@@ -73,7 +46,7 @@ it('stores every trading day of --from/--to, and running it again changes nothin
   expect(latest?.model?.oosSamples).toBeGreaterThan(0);
   expect(latest?.model?.oosAuc).toBeGreaterThan(0);
   expect(latest?.model?.oosAuc).toBeLessThan(1);
-  expect(out.join('\n')).toMatch(/ML model: \d+ walk-forward folds, out-of-sample accuracy \d+\.\d%, AUC 0\.\d{3}/);
+  expect(cli.out.join('\n')).toMatch(/ML model: \d+ walk-forward folds, out-of-sample accuracy \d+\.\d%, AUC 0\.\d{3}/);
 });
 
 it('rejects bad arguments and empty ranges, writing nothing', async () => {

@@ -5,44 +5,14 @@
  * `--out` writes the same report, and bad arguments exit 2 while an empty store exits 1, recording nothing.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { jest } from '@jest/globals';
-import { main, run } from '../../cli/tradegraph.js';
+import { main } from '../../cli/tradegraph.js';
 import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
 import { latestEvidenceRun } from '../../subgraphs/analysis/store.js';
-import { openPglite, type Db } from '../../subgraphs/platform/db.js';
-import { testConfig } from '../helpers/config.js';
+import { captureCliOutput, equityCalendar, generateQuietly, scratchStore } from '../helpers/cli.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-evaluate-'));
-const config = testConfig({ DATA_DIR: dataDir });
-
-let out: string[];
-let err: string[];
-let stdout: string[];
-beforeEach(() => {
-  out = [];
-  err = [];
-  stdout = [];
-  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bars
-  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout.push(String(chunk));
-    return true;
-  });
-});
-afterEach(() => jest.restoreAllMocks());
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function inStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openPglite(config.dataDir);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
+const { config, dataDir, inStore } = scratchStore('tg-evaluate-');
+const cli = captureCliOutput({ stdout: true });
 
 const evidenceRows = () => inStore(async (db) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM evidence_runs'))[0].n);
 
@@ -50,18 +20,13 @@ let calendar: string[];
 let snapshotDates: string[];
 
 beforeAll(async () => {
-  jest.spyOn(console, 'log').mockImplementation(() => undefined);
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  await run(['generate', '--symbols', '12', '--years', '2', '--end-date', '2026-10-30'], config);
-  jest.restoreAllMocks();
-  calendar = await inStore(async (db) =>
-    (await db.query<{ date: string }>("SELECT DISTINCT b.date::text AS date FROM bars b JOIN securities s USING (symbol) WHERE s.asset_type = 'EQUITY' ORDER BY 1")).map((r) => r.date),
-  );
+  await generateQuietly(config, ['--symbols', '12', '--years', '2', '--end-date', '2026-10-30']);
+  calendar = await inStore(equityCalendar);
 });
 
 it('on a store without snapshots exits 1 saying what to run, and records nothing', async () => {
   expect(await main(['evaluate'], config)).toBe(1);
-  expect(err.join('\n')).toMatch(/no stored snapshots .*run `tradegraph analyze` first/);
+  expect(cli.err.join('\n')).toMatch(/no stored snapshots .*run `tradegraph analyze` first/);
   expect(await evidenceRows()).toBe(0);
 });
 
@@ -71,7 +36,7 @@ it('prints the report of the weekly snapshots and records one evaluation as of t
   expect(snapshotDates.length).toBeGreaterThan(90);
 
   expect(await main(['evaluate', '--seed', '7'], config)).toBe(0);
-  const report = stdout.join('');
+  const report = cli.stdout.join('');
   for (const heading of [
     '# Evidence report',
     '## 20-day forward excess return',
@@ -112,17 +77,17 @@ it('prints the report of the weekly snapshots and records one evaluation as of t
   });
   expect(stored?.evaluation).toMatchObject({ seed: 7, horizons: [20, 60], rows: 12 * snapshotDates.length, samplingStep: 5 });
   expect(report).toContain(`as of ${asOf}, the last snapshot date with a known 60-day outcome`);
-  expect(err.join('\n')).toContain(`Stored evaluation ${stored?.id}`);
+  expect(cli.err.join('\n')).toContain(`Stored evaluation ${stored?.id}`);
 });
 
 it('--out writes the same report, --from/--to/--horizons narrow the run, and each run records one row', async () => {
   const file = path.join(dataDir, 'report.md');
   expect(await main(['evaluate', '--seed', '7', '--out', file], config)).toBe(0);
-  expect(stdout.join('')).toBe('');
-  expect(out.join('\n')).toMatch(new RegExp(`Wrote the report to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Stored evaluation \\d+`));
-  stdout = [];
+  expect(cli.stdout.join('')).toBe('');
+  expect(cli.out.join('\n')).toMatch(new RegExp(`Wrote the report to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Stored evaluation \\d+`));
+  cli.stdout = [];
   expect(await main(['evaluate', '--seed', '7'], config)).toBe(0);
-  expect(fs.readFileSync(file, 'utf8')).toBe(stdout.join(''));
+  expect(fs.readFileSync(file, 'utf8')).toBe(cli.stdout.join(''));
   expect(await evidenceRows()).toBe(3);
 
   const [from, to] = [snapshotDates[20], snapshotDates[60]];
@@ -150,9 +115,9 @@ it('bad arguments exit 2 with a clear message, and record nothing', async () => 
     [['--frobnicate'], /Unknown option '--frobnicate'/],
   ];
   for (const [args, message] of cases) {
-    err = [];
+    cli.err = [];
     expect([args, await main(['evaluate', ...args], config)]).toEqual([args, 2]);
-    expect(err.join('\n')).toMatch(message);
+    expect(cli.err.join('\n')).toMatch(message);
   }
   expect(await evidenceRows()).toBe(before);
 });

@@ -6,15 +6,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { jest } from '@jest/globals';
 import { run } from '../../cli/tradegraph.js';
 import * as store from '../../subgraphs/analysis/store.js';
 import { createOidcTokenVerifier, createPartnerTokenVerifier } from '../../subgraphs/platform/auth.js';
 import { DEV_IDENTITY_KEY_FILE, DEV_SEARCH_AUDIENCE, resolveOidc, resolvePartnerAuth } from '../../subgraphs/platform/dev-secret.js';
-import { openPglite } from '../../subgraphs/platform/db.js';
+import { captureCliOutput, scratchStore } from '../helpers/cli.js';
 import { testConfig } from '../helpers/config.js';
 
-const config = testConfig();
+const { config, inStore } = scratchStore('tg-cli-store-');
+const cli = captureCliOutput();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-cli-'));
 const write = (name: string, text: string | Buffer) => {
   const p = path.join(dir, name);
@@ -23,31 +23,11 @@ const write = (name: string, text: string | Buffer) => {
   return p;
 };
 
-let out: string[];
-let err: string[];
-beforeEach(() => {
-  out = [];
-  err = [];
-  jest.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  jest.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  jest.spyOn(process.stderr, 'write').mockImplementation(() => true); // progress bar
-});
-afterEach(() => jest.restoreAllMocks());
-
-async function inStore<T>(fn: (db: Awaited<ReturnType<typeof openPglite>>) => Promise<T>): Promise<T> {
-  const db = await openPglite(config.dataDir);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
-
 it('imports securities, keeping quoted commas in sub-industries', async () => {
   const file = write('securities.csv', 'symbol,name,sector,sub_industry\nAAPL,Apple Inc.,Information Technology,"Technology Hardware, Storage & Peripherals"\nXOM,Exxon Mobil,Energy,Integrated Oil & Gas\nBAD,Bad Sector Inc,Space Mining,\n');
   expect(await run(['import', 'securities', file], config)).toBe(1);
-  expect(err.filter((e) => e.startsWith(`  ${file}:`))).toEqual([expect.stringMatching(new RegExp(`^  ${file}:4: .*sector`, 'i'))]);
-  expect(out.at(-1)).toBe('Imported 2 securities for 2 symbols; 1 rows rejected.');
+  expect(cli.err.filter((e) => e.startsWith(`  ${file}:`))).toEqual([expect.stringMatching(new RegExp(`^  ${file}:4: .*sector`, 'i'))]);
+  expect(cli.out.at(-1)).toBe('Imported 2 securities for 2 symbols; 1 rows rejected.');
   const aapl = await inStore((db) => store.findSecurity(db, 'AAPL'));
   expect(aapl).toEqual(expect.objectContaining({ subIndustry: 'Technology Hardware, Storage & Peripherals', dataSource: 'imported' }));
 });
@@ -63,9 +43,9 @@ it('imports long-format bars from a .gz file, reporting each bad row with file a
   ].join('\n');
   const file = write('bars.csv.gz', gzipSync(csv));
   expect(await run(['import', 'bars', file], config)).toBe(1);
-  expect(err.some((e) => e.startsWith(`  ${file}:4: `))).toBe(true);
-  expect(err.some((e) => e.startsWith(`  ${file}:5: `))).toBe(true);
-  expect(out.at(-1)).toBe('Imported 3 bars for 2 symbols; 2 rows rejected.');
+  expect(cli.err.some((e) => e.startsWith(`  ${file}:4: `))).toBe(true);
+  expect(cli.err.some((e) => e.startsWith(`  ${file}:5: `))).toBe(true);
+  expect(cli.out.at(-1)).toBe('Imported 3 bars for 2 symbols; 2 rows rejected.');
   const bars = await inStore((db) => store.listBars(db, 'AAPL', { limit: 10 }));
   expect(bars.items.map((b) => [b.date, b.close, b.volume])).toEqual([
     ['2021-04-19', 134.84, 94264200],
@@ -84,12 +64,12 @@ it('imports a directory of Yahoo per-symbol files, adjusting by Adj Close, and c
 
 it('generates the synthetic market into the store', async () => {
   expect(await run(['generate', '--symbols', '11', '--years', '1', '--seed', '7'], config)).toBe(0);
-  expect(out.at(-1)).toMatch(/^Stored the synthetic market: 12 securities, 3024 bars, \d{4}-\d\d-\d\d\.\.2026-10-30\.$/);
+  expect(cli.out.at(-1)).toMatch(/^Stored the synthetic market: 12 securities, 3024 bars, \d{4}-\d\d-\d\d\.\.2026-10-30\.$/);
 });
 
 it('mints a partner token the analysis origin accepts', async () => {
   expect(await run(['token', '--sub', 'partner-42', '--audience', 'analysis', '--ttl', '10m'], config)).toBe(0);
-  const principal = await createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(out[0]);
+  const principal = await createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(cli.out[0]);
   expect(principal.partnerId).toBe('partner-42');
   expect((principal.claims.exp as number) - (principal.claims.iat as number)).toBe(600);
 });
@@ -97,10 +77,10 @@ it('mints a partner token the analysis origin accepts', async () => {
 it('mints one token for several origins when given several audiences', async () => {
   expect(await run(['token', '--sub', 'partner-7', '--audience', 'analysis,allocation'], config)).toBe(0);
   for (const audience of [config.auth.audiences.analysis, config.auth.audiences.allocation]) {
-    expect((await createPartnerTokenVerifier(config.auth, audience).verify(out.at(-1) as string)).partnerId).toBe('partner-7');
+    expect((await createPartnerTokenVerifier(config.auth, audience).verify(cli.out.at(-1) as string)).partnerId).toBe('partner-7');
   }
   expect(await run(['token', '--audience', 'allocation'], config)).toBe(0);
-  await expect(createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(out.at(-1) as string)).rejects.toThrow();
+  await expect(createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(cli.out.at(-1) as string)).rejects.toThrow();
 });
 
 describe('development identity key (README "Tokens")', () => {
@@ -108,7 +88,7 @@ describe('development identity key (README "Tokens")', () => {
 
   it('signs one ES256 token that the search origin and both partner origins accept', async () => {
     expect(await run(['token', '--sub', 'partner-9', '--audience', 'analysis,allocation,search'], dev)).toBe(0);
-    const token = out.at(-1) as string;
+    const token = cli.out.at(-1) as string;
     expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toMatchObject({ alg: 'ES256', kid: 'dev-identity-1' });
     const oidc = resolveOidc(dev);
     expect(oidc).toMatchObject({ issuer: dev.auth.issuer, audiences: [DEV_SEARCH_AUDIENCE] });
@@ -123,7 +103,7 @@ describe('development identity key (README "Tokens")', () => {
 
   it('is not trusted outside development, nor once an identity provider is configured', async () => {
     expect(await run(['token', '--sub', 'partner-9', '--audience', 'search'], dev)).toBe(0);
-    const token = out.at(-1) as string;
+    const token = cli.out.at(-1) as string;
     // APP_ENV=test: no development identity, so search has no issuer and partner origins no key for ES256.
     expect(resolveOidc(config)).toBe(config.oidc);
     await expect(createOidcTokenVerifier(resolveOidc(config), config.env).verify(token)).rejects.toMatchObject({ code: 'AUTH_NOT_CONFIGURED' });
@@ -145,12 +125,12 @@ it('overlapping files keep the first row of each day and report the later ones b
   const a = write('overlap/a.csv', 'symbol,date,open,high,low,close,volume\nOVLP,2021-04-19,10,11,9,10.5,100\nOVLP,2021-04-20,10,11,9,10.6,100\n');
   const b = write('overlap/b.csv', 'symbol,date,open,high,low,close,volume\nOVLP,2021-04-20,20,21,19,20.5,200\nOVLP,2021-04-21,10,11,9,10.7,100\n');
   expect(await run(['import', 'bars', a, b, a], config)).toBe(1);
-  expect(err).toEqual([
+  expect(cli.err).toEqual([
     `  ${b}:2: duplicate row for OVLP on 2021-04-20 (first at ${a}:3)`,
     `  ${a}:2: duplicate row for OVLP on 2021-04-19 (first at ${a}:2)`,
     `  ${a}:3: duplicate row for OVLP on 2021-04-20 (first at ${a}:3)`,
   ]);
-  expect(out.at(-1)).toBe('Imported 3 bars for 1 symbols; 3 rows rejected.');
+  expect(cli.out.at(-1)).toBe('Imported 3 bars for 1 symbols; 3 rows rejected.');
   const bars = await inStore((db) => store.listBars(db, 'OVLP', { limit: 10 }));
   expect(bars.items.map((x) => [x.date, x.close])).toEqual([
     ['2021-04-19', 10.5],
@@ -162,5 +142,5 @@ it('overlapping files keep the first row of each day and report the later ones b
 it('a securities file given twice is imported once, the repeats reported', async () => {
   const file = write('sec-twice.csv', 'symbol,name,sector,sub_industry\nTWCE,Twice Inc,Energy,Oil & Gas Drilling\n');
   expect(await run(['import', 'securities', file, file], config)).toBe(1);
-  expect(err).toEqual([`  ${file}:2: duplicate row for TWCE (first at ${file}:2)`]);
+  expect(cli.err).toEqual([`  ${file}:2: duplicate row for TWCE (first at ${file}:2)`]);
 });
