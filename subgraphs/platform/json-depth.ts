@@ -21,31 +21,53 @@ const OPEN_BRACKET = 0x5b; // [
 const CLOSE_BRACKET = 0x5d; // ]
 
 /**
- * The deepest nesting of `text`, or `maxDepth + 1` as soon as the text goes past `maxDepth` (the rest
- * is not scanned). Unbalanced closers never make the depth negative.
+ * Index of the last character of the string or comment that starts at `i` in `text`, or `i` itself when
+ * none starts there. Brackets inside what it skips do not count; a bracket never starts one.
  */
-export function jsonDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEGER): number {
+type SkipToken = (text: string, i: number) => number;
+
+/**
+ * The scan both measures share: the deepest nesting of brackets outside what `skipToken` skips, or
+ * `maxDepth + 1` as soon as the text goes past `maxDepth` (the rest is not scanned). Unbalanced closers
+ * never make the depth negative.
+ */
+function bracketDepth(text: string, maxDepth: number, skipToken: SkipToken): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++; // the escaped character cannot end the string
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
       if (depth > deepest) {
         deepest = depth;
         if (deepest > maxDepth) return deepest;
       }
-    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) {
-      depth--;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth > 0) depth--;
+    } else {
+      i = skipToken(text, i);
     }
   }
   return deepest;
+}
+
+/** A JSON string: it ends at its unescaped quote (unterminated, at the end of the text). */
+function skipJsonString(text: string, i: number): number {
+  if (text.charCodeAt(i) !== QUOTE) return i;
+  for (i++; i < text.length; i++) {
+    const s = text.charCodeAt(i);
+    if (s === BACKSLASH) i++; // the escaped character cannot end the string
+    else if (s === QUOTE) break;
+  }
+  return i;
+}
+
+/**
+ * The deepest nesting of `text`, or `maxDepth + 1` as soon as the text goes past `maxDepth` (the rest
+ * is not scanned). Unbalanced closers never make the depth negative.
+ */
+export function jsonDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEGER): number {
+  return bracketDepth(text, maxDepth, skipJsonString);
 }
 
 const HASH = 0x23; // #
@@ -60,38 +82,31 @@ function blockStringEnd(text: string, from: number): number {
   return text.length;
 }
 
+/** A GraphQL `#` comment (to the end of its line), block string (`"""..."""`) or string. */
+function skipGraphqlToken(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === HASH) {
+    while (i + 1 < text.length && text.charCodeAt(i + 1) !== LF && text.charCodeAt(i + 1) !== CR) i++;
+  } else if (c === QUOTE && text.startsWith('"""', i)) {
+    i = blockStringEnd(text, i + 3) - 1;
+  } else if (c === QUOTE) {
+    // A GraphQL string ends at its quote, or (unterminated, a syntax error) at the end of its line.
+    for (i++; i < text.length; i++) {
+      const s = text.charCodeAt(i);
+      if (s === QUOTE || s === LF || s === CR) break;
+      if (s === BACKSLASH) i++;
+    }
+  }
+  return i;
+}
+
 /**
  * The same measure for a GraphQL document (the `query` of a request): selection sets, list and object
  * values nest with the same brackets; strings, block strings (`"""..."""`) and `#` comments are skipped.
  * graphql-js parses recursively, so a document is measured before it is parsed.
  */
 export function graphqlDepth(text: string, maxDepth: number = Number.MAX_SAFE_INTEGER): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === HASH) {
-      while (i + 1 < text.length && text.charCodeAt(i + 1) !== LF && text.charCodeAt(i + 1) !== CR) i++;
-    } else if (c === QUOTE && text.startsWith('"""', i)) {
-      i = blockStringEnd(text, i + 3) - 1;
-    } else if (c === QUOTE) {
-      // A GraphQL string ends at its quote, or (unterminated, a syntax error) at the end of its line.
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === QUOTE || s === LF || s === CR) break;
-        if (s === BACKSLASH) i++;
-      }
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > maxDepth) return deepest;
-      }
-    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) {
-      depth--;
-    }
-  }
-  return deepest;
+  return bracketDepth(text, maxDepth, skipGraphqlToken);
 }
 
 /** true when `text` nests arrays and objects deeper than `maxDepth`. */
