@@ -340,6 +340,20 @@ export function hybridBlend(c: Candidate, stageWeights: Readonly<Record<string, 
   );
 }
 
+/** A candidate with usable prices as a name of the book, with the ranking figures its strategy gave it. */
+function nameOf(c: Candidate, prices: Prices, rank: Pick<Name, 'score' | 'key' | 'kelly'>): Name {
+  return {
+    cand: c,
+    symbol: c.symbol,
+    sector: c.sector,
+    entryCents: prices.entryCents,
+    stopCents: prices.stopCents,
+    riskCents: prices.riskCents,
+    d: prices.riskCents / prices.entryCents,
+    ...rank,
+  };
+}
+
 function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Ranking {
   const strategy = eff.allocation_strategy;
   const lookup = uniqueCandidates(candidates);
@@ -411,18 +425,7 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         break;
       }
     }
-    scored.push({
-      cand: c,
-      symbol: c.symbol,
-      sector: c.sector,
-      entryCents: prices.entryCents,
-      stopCents: prices.stopCents,
-      riskCents: prices.riskCents,
-      d: prices.riskCents / prices.entryCents,
-      score,
-      key,
-      kelly,
-    });
+    scored.push(nameOf(c, prices, { score, key, kelly }));
   }
   scored.sort((a, b) => (a.score !== b.score ? b.score - a.score : bySymbol(a.symbol, b.symbol)));
 
@@ -924,18 +927,7 @@ function sanitizedPrior(prior: Readonly<Record<string, number>> | null): Map<str
 }
 
 function priorName(c: Candidate, prices: Prices): Name {
-  return {
-    cand: c,
-    symbol: c.symbol,
-    sector: c.sector,
-    entryCents: prices.entryCents,
-    stopCents: prices.stopCents,
-    riskCents: prices.riskCents,
-    d: prices.riskCents / prices.entryCents,
-    score: -Infinity,
-    key: 0,
-    kelly: Infinity,
-  };
+  return nameOf(c, prices, { score: -Infinity, key: 0, kelly: Infinity });
 }
 
 /**
