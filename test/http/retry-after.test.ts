@@ -12,10 +12,10 @@ import type { FastifyInstance } from 'fastify';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { AppError } from '../../subgraphs/platform/errors.js';
-import { createOrigin } from '../../subgraphs/platform/http.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
+import { bareOrigin } from '../helpers/origin.js';
 
 function expectRetryAfter(res: JsonResponse, code: string, seconds: number): void {
   expect(res.status).toBe(503);
@@ -74,15 +74,7 @@ describe('503s of the shell itself', () => {
   const held = new Promise<void>((resolve) => (release = resolve));
 
   beforeAll(async () => {
-    app = await createOrigin({
-      name: 'retry-after',
-      version: '0',
-      env: 'test',
-      logLevel: 'silent',
-      bodyLimitBytes: 1_048_576,
-      dbHealthTimeoutMs: 1000,
-      health: { failWhenDbDown: false, body: () => ({}) },
-    });
+    app = await bareOrigin('retry-after');
     // A store that reports its disk full (what the store raises then), and a request still in flight.
     app.post('/write', async () => {
       throw new AppError('STORAGE_FULL', 'The store is full; writes are refused until space is freed');

@@ -12,10 +12,10 @@
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../../gateway/gateway.js';
-import { createOrigin } from '../../subgraphs/platform/http.js';
 import { DEFAULT_SERVER_TIMEOUTS } from '../../subgraphs/platform/http-limits.js';
 import { testConfig } from '../helpers/config.js';
 import { expectErrorShape } from '../helpers/http.js';
+import { bareOrigin } from '../helpers/origin.js';
 import { scaled } from '../helpers/time.js';
 
 const BOUND_MS = 2000;
@@ -29,16 +29,7 @@ let app: FastifyInstance;
 let port: number;
 
 beforeAll(async () => {
-  app = await createOrigin({
-    name: 'slow-clients',
-    version: '0',
-    env: 'test',
-    logLevel: 'silent',
-    bodyLimitBytes: 1_048_576,
-    dbHealthTimeoutMs: 1000,
-    health: { failWhenDbDown: false, body: () => ({}) },
-    timeouts: { requestMs: BOUND_MS, keepAliveMs: KEEP_ALIVE_MS },
-  });
+  app = await bareOrigin('slow-clients', { timeouts: { requestMs: BOUND_MS, keepAliveMs: KEEP_ALIVE_MS } });
   app.post('/upload', async (request) => ({ received: JSON.stringify(request.body).length }));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   port = Number(new URL(url).port);
