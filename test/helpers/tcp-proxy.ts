@@ -121,3 +121,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
   };
 }
+
+/** A proxy in front of the PostgreSQL server of `databaseUrl`, and that URL leading through the proxy instead. */
+export async function proxyPostgres(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(databaseUrl);
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}

@@ -21,7 +21,7 @@ import { seedAnalysis } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyPostgres, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { scaled } from '../helpers/time.js';
 
 /** DB_QUERY_TIMEOUT_MS of this suite (the default is 5000; smaller keeps the suite short). */
@@ -62,13 +62,10 @@ onPostgres('a frozen PostgreSQL server: 503 within the deadline, recovery withou
     } finally {
       await direct.close();
     }
-    const target = new URL(database.url);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    const proxied = await proxyPostgres(database.url);
+    proxy = proxied.proxy;
     const config = testConfig({
-      DATABASE_URL: viaProxy.toString(),
+      DATABASE_URL: proxied.url,
       DB_QUERY_TIMEOUT_MS: String(DEADLINE_MS),
       DB_HEALTH_TIMEOUT_MS: String(HEALTH_TIMEOUT_MS),
       DEMO_DATA: 'false',

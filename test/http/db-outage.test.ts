@@ -14,7 +14,7 @@ import { seedAnalysis } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyPostgres, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { scaled } from '../helpers/time.js';
 
 // OIDC_ENFORCE=false: hunt and cash hunt answer without an identity provider (the store is what is tested here).
@@ -85,12 +85,9 @@ onPostgres('health through a PostgreSQL outage (TEST_DATABASE_URL)', () => {
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    db = await openPostgres(viaProxy.toString(), { connectTimeoutMs: 1000, onError: () => undefined });
+    const proxied = await proxyPostgres(database.url);
+    proxy = proxied.proxy;
+    db = await openPostgres(proxied.url, { connectTimeoutMs: 1000, onError: () => undefined });
     await migrate(db, ALL_MIGRATIONS);
     platform = await startPlatform(config, ['analysis', 'allocation', 'search'], { db });
   });

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { AppError } from '../../subgraphs/platform/errors.js';
 import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
 import { createPostgresDatabase } from '../helpers/db.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyPostgres, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { scaled } from '../helpers/time.js';
 
 /** Resolves with how long `call` took to settle and how (the value or the error). */
@@ -105,12 +105,9 @@ onPostgres('PostgreSQL deadline with the server frozen behind a TCP proxy (TEST_
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(database.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    db = await openPostgres(viaProxy.toString(), { queryTimeoutMs: DEADLINE_MS, poolSize: POOL_SIZE, onError: () => undefined });
+    const proxied = await proxyPostgres(database.url);
+    proxy = proxied.proxy;
+    db = await openPostgres(proxied.url, { queryTimeoutMs: DEADLINE_MS, poolSize: POOL_SIZE, onError: () => undefined });
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     await admin.query('CREATE TABLE notes (body text PRIMARY KEY)');
