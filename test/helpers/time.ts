@@ -13,3 +13,13 @@ export const TIME_SCALE: number = timeScale();
 export function scaled(ms: number): number {
   return Math.round(ms * TIME_SCALE);
 }
+
+/** Polls `check` every `pollMs` until it holds (true) or `ms`, scaled, has passed (false). */
+export async function eventually(check: () => Promise<boolean>, ms: number, pollMs = 100): Promise<boolean> {
+  const until = Date.now() + scaled(ms);
+  while (!(await check())) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return true;
+}

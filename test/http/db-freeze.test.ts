@@ -22,7 +22,7 @@ import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
 import { proxyPostgres, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { scaled } from '../helpers/time.js';
+import { eventually, scaled } from '../helpers/time.js';
 
 /** DB_QUERY_TIMEOUT_MS of this suite (the default is 5000; smaller keeps the suite short). */
 const DEADLINE_MS = 1500;
@@ -103,15 +103,6 @@ onPostgres('a frozen PostgreSQL server: 503 within the deadline, recovery withou
     return { ...res, ms: Date.now() - started };
   }
 
-  async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-    const until = Date.now() + scaled(ms);
-    while (!(await check())) {
-      if (Date.now() > until) return false;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return true;
-  }
-
   it('data routes and /health answer 503 within DB_QUERY_TIMEOUT_MS while the server is frozen, and serve again after the thaw', async () => {
     expect((await datedRead()).status).toBe(200);
     expect((await optimize('before-freeze')).status).toBe(200);
@@ -142,7 +133,7 @@ onPostgres('a frozen PostgreSQL server: 503 within the deadline, recovery withou
     expect(later.ms).toBeLessThan(DEADLINE_MS + scaled(3000));
 
     thaw();
-    expect(await eventually(async () => (await health('analysis')).status === 200, 15_000)).toBe(true);
+    expect(await eventually(async () => (await health('analysis')).status === 200, 15_000, 200)).toBe(true);
     expect((await health('allocation')).status).toBe(200);
     // The pool serves at full width again: no connection is left stuck on the freeze.
     const after = await Promise.all(Array.from({ length: CONCURRENT_READS }, () => datedRead()));
@@ -152,7 +143,7 @@ onPostgres('a frozen PostgreSQL server: 503 within the deadline, recovery withou
   });
 
   it('nothing is half written: every stored portfolio has its positions, one per idempotency key, and no transaction stays open', async () => {
-    expect(await eventually(async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'")).rowCount === 0, 15_000)).toBe(true);
+    expect(await eventually(async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'")).rowCount === 0, 15_000, 200)).toBe(true);
     const books = await admin.query<{ key: string | null; position_count: number; positions: number }>(
       `SELECT p.idempotency_key AS key, p.position_count,
               (SELECT count(*)::int FROM portfolio_positions x WHERE x.portfolio_id = p.id) AS positions

@@ -18,7 +18,7 @@ import { AppError } from '../../subgraphs/platform/errors.js';
 import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
 import { createPostgresDatabase } from '../helpers/db.js';
 import { proxyPostgres, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { scaled } from '../helpers/time.js';
+import { eventually, scaled } from '../helpers/time.js';
 
 /** Resolves with how long `call` took to settle and how (the value or the error). */
 async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
@@ -136,15 +136,6 @@ onPostgres('PostgreSQL deadline with the server frozen behind a TCP proxy (TEST_
     (
       await admin.query<{ state: string | null }>('SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
     ).rows.map((r) => r.state);
-
-  async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-    const until = Date.now() + scaled(ms);
-    while (!(await check())) {
-      if (Date.now() > until) return false;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return true;
-  }
 
   it('calls give up within the deadline while the server is frozen, more of them than the pool holds, and the pool serves again after', async () => {
     // Every connection of the pool open and idle before the freeze.
