@@ -7,9 +7,10 @@
  *   3. evaluate: runEvaluation, what `tradegraph evaluate` calls, with its default horizons and seed.
  *
  * Everything happens in a scratch DATA_DIR (PGlite) under the OS temp dir, deleted at the end even on
- * failure; DATABASE_URL is ignored, ANALYZE_WORKERS is honoured as by the CLI. Printed: each step's wall time, CPU time and the process's peak RSS
- * so far (worker threads included), the machine's cores and load averages before and after, and the
- * headline sections of the evaluation report (stage table, contrasts, rank IC, ML AUC, pattern targets
+ * failure; DATABASE_URL is ignored, ANALYZE_WORKERS is honoured as by the CLI. Printed: each step's wall
+ * time, CPU time and the process's peak RSS so far (worker threads included), the machine's cores and
+ * load averages before and after, and the headline sections of the evaluation report (stage table,
+ * contrasts, rank IC, ML AUC, pattern targets
  * against the placebo). Nothing is asserted: the figures are printed.
  *
  *   npm run bench:evidence
