@@ -41,15 +41,12 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
   app.post<{ Body: unknown; Headers: { 'idempotency-key'?: string } }>(
     OPTIMIZE_PATH,
     {
-      // A bad token is 401 before the body is even parsed (the authenticator remembers the answer).
+      // A bad token is 401 before the body is even parsed (the authenticator remembers the answer);
+      // then the caller's expensive-operation budget is spent (429 past it; see rate-limit.ts).
       onRequest: async (request) => {
         await authenticate(request);
       },
-      // Then, after the request budget (the limiter's onRequest hook), the caller's expensive-operation
-      // budget is spent (429 past it); its RateLimit-* headers are the ones the response carries.
-      preParsing: async (request, reply) => {
-        await app.limitExpensive(request, reply);
-      },
+      config: { expensive: true },
       // Documents the body; class-validator checks it (see the header comment).
       validatorCompiler: () => () => true,
       schema: {

@@ -16,7 +16,7 @@
  * Handlers are thin: the query values go to SearchService as they came (strings, or arrays when
  * repeated); the service checks them. The query schemas document the parameters in /openapi.json.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { CASH_HUNT_QUERY_PARAMS, HUNT_QUERY_PARAMS, type SearchService } from '../subgraphs/search/service.js';
 import { PAGINATION } from '../subgraphs/search/engine/pagination.js';
@@ -44,13 +44,10 @@ const unknownParams = (query: Query, known: readonly string[]): string[] => Obje
 
 export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
   const { search, authenticate } = options;
-  // The token first (401/503 before anything is read), then (after the request budget, the limiter's
-  // onRequest hook) the expensive-operation budget (429), whose RateLimit-* headers the response carries.
+  // The token first (401/503 before anything is read), then the expensive-operation budget (429; routes
+  // marked `expensive`, see rate-limit.ts).
   const guard = async (request: FastifyRequest) => {
     await authenticate(request);
-  };
-  const spendExpensive = async (request: FastifyRequest, reply: FastifyReply) => {
-    await app.limitExpensive(request, reply);
   };
   // The service validates the query (one wording for REST and GraphQL); the schema documents it.
   const documentOnly = () => () => true;
@@ -59,7 +56,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
     HUNT_PATH,
     {
       onRequest: guard,
-      preParsing: spendExpensive,
+      config: { expensive: true },
       validatorCompiler: documentOnly,
       schema: {
         summary: 'Assess a portfolio, rank replacements for a holding, or judge a ticker of interest (spec "Opportunity-search service")',
@@ -93,7 +90,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
     CASH_HUNT_PATH,
     {
       onRequest: guard,
-      preParsing: spendExpensive,
+      config: { expensive: true },
       validatorCompiler: documentOnly,
       schema: {
         summary: 'New positions for the portfolio remaining cash, within its risk settings (spec "Opportunity-search service")',

@@ -69,6 +69,10 @@ declare module 'fastify' {
     /** Spends one unit of the caller's expensive-operation budget, or throws 429 RATE_LIMITED. */
     limitExpensive(request: FastifyRequest, reply?: FastifyReply): Promise<void>;
   }
+  interface FastifyContextConfig {
+    /** The route is an expensive operation: it spends the expensive budget too (see spendOnExpensiveRoutes). */
+    expensive?: boolean;
+  }
 }
 
 const PARTNER_PREFIX = 'partner:';
@@ -415,5 +419,19 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
       limitDetails('expensive-operation limit', expensiveMax, retrySeconds),
       [...headers, ['retry-after', String(retrySeconds)]],
     );
+  });  spendOnExpensiveRoutes(app);
+}
+
+/**
+ * A route marked `config: { expensive: true }` spends the expensive budget in a `preParsing` hook: after
+ * the request budget (the limiter's onRequest hook) and the route's own onRequest (authentication), before
+ * the body is read, so its RateLimit-* headers are the ones the response carries. Only those routes get it.
+ */
+function spendOnExpensiveRoutes(app: FastifyInstance): void {
+  const spend = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => app.limitExpensive(request, reply);
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.expensive) return;
+    const own = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [...own, spend];
   });
 }
