@@ -117,10 +117,16 @@ function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, Fragm
   return { data, introspection };
 }
 
-/** Depth of an operation's longest path (every field, introspection included). */
-export function operationDepth(document: DocumentNode): Depth {
+/** The document's fragment definitions by name. */
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  return fragments;
+}
+
+/** Depth of an operation's longest path (every field, introspection included). */
+export function operationDepth(document: DocumentNode): Depth {
+  const fragments = fragmentsOf(document);
   const operation = document.definitions.find((def) => def.kind === Kind.OPERATION_DEFINITION);
   return operation && operation.kind === Kind.OPERATION_DEFINITION ? depthOf(operation.selectionSet, fragments, new Map()) : ZERO;
 }
@@ -137,8 +143,7 @@ export const STANDARD_INTROSPECTION_DEPTH = operationDepth(
 /** Validation rules for depth, aliases and directives (cost needs variables: see operationCost). */
 export function limitRules(limits: GraphqlLimits): Array<(context: ValidationContext) => ASTVisitor> {
   const depth = (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const fragments = fragmentsOf(context.getDocument());
     return {
       OperationDefinition(node) {
         const found = depthOf(node.selectionSet, fragments, new Map());
