@@ -24,6 +24,7 @@
  * ceil(h / step) consecutive snapshot dates share part of a forward window.
  */
 import { indexOfSorted } from '../sorted.js';
+import { median } from './bootstrap.js';
 
 /** A symbol's daily closes, oldest first (a BarSeries satisfies it). */
 export interface CloseSeries {
@@ -183,8 +184,5 @@ export function inferSamplingStep(calendar: readonly string[], dates: readonly s
     .filter((i) => i >= 0)
     .sort((a, b) => a - b);
   if (positions.length < 2) return 1;
-  const gaps = Float64Array.from(positions.slice(1), (p, k) => p - positions[k]).sort();
-  const mid = gaps.length >> 1;
-  const median = gaps.length % 2 === 1 ? gaps[mid] : (gaps[mid - 1] + gaps[mid]) / 2;
-  return Math.max(1, Math.round(median));
+  return Math.max(1, Math.round(median(positions.slice(1).map((p, k) => p - positions[k]))));
 }

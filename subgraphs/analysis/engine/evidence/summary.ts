@@ -26,7 +26,7 @@
  * fewer than `minDates` dates have rows in both, or a replicate lacks one group too often.
  */
 import { assertSameLength, groupByDate, isFiniteNumber } from './by-date.js';
-import { forEachResample, percentileInterval, resolveBootstrapOptions, type BlockScheme, type BootstrapOptions } from './bootstrap.js';
+import { forEachResample, median, percentileInterval, resolveBootstrapOptions, type BlockScheme, type BootstrapOptions } from './bootstrap.js';
 
 export interface SummaryOptions extends BootstrapOptions {
   /** Fewest distinct dates for an interval; integer >= 2, default 10. */
@@ -79,12 +79,6 @@ function totalsByDate(dates: readonly string[], values: ArrayLike<number>): Date
     }
   });
   return totals;
-}
-
-function median(values: number[]): number {
-  const sorted = Float64Array.from(values).sort();
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function minDatesOf(options: SummaryOptions): number {
