@@ -751,11 +751,16 @@ function enforceHardCaps(book: Book, w: Float64Array): string[] {
   return bound;
 }
 
-function turnoverOf(book: Book, w: ArrayLike<number>): number {
+/** (start + the sum of |w - prior| over the names not in `skip`) / 2: one-way turnover against the prior book. */
+function halfMoved(book: Book, w: ArrayLike<number>, start: number, skip: Uint8Array | null): number {
   const prior = book.prior as Float64Array;
-  let sum = book.forcedSales;
-  for (let i = 0; i < book.names.length; i++) sum += Math.abs(w[i] - prior[i]);
+  let sum = start;
+  for (let i = 0; i < book.names.length; i++) if (skip === null || skip[i] === 0) sum += Math.abs(w[i] - prior[i]);
   return sum / 2;
+}
+
+function turnoverOf(book: Book, w: ArrayLike<number>): number {
+  return halfMoved(book, w, book.forcedSales, null);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -773,10 +778,7 @@ interface Slots {
 
 /** Half the sum of |w - prior| over the names not in `skip`, without the forced sales. */
 function movedOneWay(book: Book, w: ArrayLike<number>, skip: Uint8Array | null): number {
-  const prior = book.prior as Float64Array;
-  let sum = 0;
-  for (let i = 0; i < book.names.length; i++) if (skip === null || skip[i] === 0) sum += Math.abs(w[i] - prior[i]);
-  return sum / 2;
+  return halfMoved(book, w, 0, skip);
 }
 
 /**
