@@ -17,12 +17,13 @@
 import { PIPELINE_VERSION } from './engine/document.js';
 import type { AnalysisDocument } from './engine/document.js';
 import { evaluate, type Evaluation } from './engine/evidence/evaluate.js';
-import { checkHorizons, DEFAULT_HORIZONS, ForwardTable, unionCalendar } from './engine/evidence/forward.js';
+import { checkHorizons, DEFAULT_HORIZONS, ForwardTable } from './engine/evidence/forward.js';
 import { renderReport } from './engine/evidence/report.js';
 import { buildRows, outputsFromDocument, type SnapshotOutputs } from './engine/evidence/rows.js';
 import type { BarSeries } from './engine/market-types.js';
 import { indexOfSorted } from './engine/sorted.js';
 import type { Db, Queryable } from '../platform/db.js';
+import { equitiesWithBars } from './pipeline.js';
 import * as store from './store.js';
 
 /** Snapshot dates read per query (a date holds one document per symbol, kilobytes each). */
@@ -63,12 +64,10 @@ interface StoreUniverse {
   sources: string[];
 }
 
+/** The pipeline's universe of equities (equitiesWithBars), without its index. */
 async function loadEquities(db: Queryable): Promise<StoreUniverse> {
-  const securities = await store.listAllSecurities(db);
-  const series = await store.listAllBarSeries(db);
-  const equities = securities.filter((s) => s.assetType === 'EQUITY' && (series.get(s.symbol)?.dates.length ?? 0) > 0);
-  const bars = equities.map((s) => series.get(s.symbol) as BarSeries);
-  return { equities: bars, calendar: unionCalendar(bars), sources: [...new Set(equities.map((s) => s.dataSource))].sort() };
+  const { equities, calendar } = equitiesWithBars(await store.listAllSecurities(db), await store.listAllBarSeries(db));
+  return { equities: equities.map((e) => e.bars), calendar, sources: [...new Set(equities.map((e) => e.security.dataSource))].sort() };
 }
 
 /** The outputs of every snapshot of `version` on `dates` whose symbol is in the universe. */

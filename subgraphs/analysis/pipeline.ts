@@ -27,6 +27,7 @@ import { indexOfSorted, upperBound } from './engine/sorted.js';
 import { parseBarsCsv, parseSecuritiesCsv } from './engine/market-csv.js';
 import { toSeries, type BarSeries, type SecurityRecord } from './engine/market-types.js';
 import type { SymbolInput } from './engine/prepared.js';
+import { unionCalendar } from './engine/evidence/forward.js';
 import { marketRegime } from './engine/regime.js';
 import { trainSignalModel, type SignalModel } from './engine/signal-model.js';
 import { classifyStages, stagePayload } from './engine/stage.js';
@@ -109,18 +110,24 @@ export async function loadUniverse(db: Db, indexSymbol: string): Promise<Univers
 
 /** Assembles a universe: equities with bars, and the index (stored, or computed equal-weight). */
 export function buildUniverse(securities: readonly SecurityRecord[], series: ReadonlyMap<string, BarSeries>, indexSymbol: string): Universe {
-  const equities = securities
-    .filter((s) => s.assetType === 'EQUITY' && (series.get(s.symbol)?.dates.length ?? 0) > 0)
-    .map((security) => ({ security, bars: series.get(security.symbol) as BarSeries }));
-  const dateSet = new Set<string>();
-  for (const e of equities) for (const d of e.bars.dates) dateSet.add(d);
-  const calendar = [...dateSet].sort();
+  const { equities, calendar } = equitiesWithBars(securities, series);
   const stored = securities.find((s) => s.assetType === 'INDEX' && s.symbol === indexSymbol) ?? securities.find((s) => s.assetType === 'INDEX');
   const storedBars = stored ? series.get(stored.symbol) : undefined;
   const index = storedBars && storedBars.dates.length > 0
     ? { symbol: storedBars.symbol, computed: false, bars: storedBars }
     : { symbol: indexSymbol, computed: true, bars: equalWeightIndex(indexSymbol, calendar, equities.map((e) => e.bars)) };
   return { calendar, index, equities };
+}
+
+/** The equities that have bars, and their calendar: the union of their dates (the evaluation's universe too). */
+export function equitiesWithBars(
+  securities: readonly SecurityRecord[],
+  series: ReadonlyMap<string, BarSeries>,
+): { equities: Universe['equities']; calendar: string[] } {
+  const equities = securities
+    .filter((s) => s.assetType === 'EQUITY' && (series.get(s.symbol)?.dates.length ?? 0) > 0)
+    .map((security) => ({ security, bars: series.get(security.symbol) as BarSeries }));
+  return { equities, calendar: unionCalendar(equities.map((e) => e.bars)) };
 }
 
 /** A universe straight from CSV text (securities list and long-format bars), without a store. */
