@@ -9,25 +9,23 @@
  *   -> forward excess returns by horizon and baselines (rows.ts), evaluate (evaluate.ts) with the bars
  *      for pattern targets, report (report.ts)
  *   -> one evidence_runs row: pipeline version, as-of date, the evaluated snapshot dates, horizons, seed
+ *   -> then the as-of evidence tables of every month are brought up to date (evidence-states.ts), whatever
+ *      the range and horizons of this evaluation: they always cover the whole history of the version
  *
  * As-of date: the last evaluated snapshot date whose forward window at the longest horizon ends within the
  * bars (its outcomes are known). Later snapshots still count at the horizons whose outcome is known.
  * Snapshots of another pipeline version are left out (and counted): they were computed by different code.
  */
 import { PIPELINE_VERSION } from './engine/document.js';
-import type { AnalysisDocument } from './engine/document.js';
 import { evaluate, type Evaluation } from './engine/evidence/evaluate.js';
 import { checkHorizons, DEFAULT_HORIZONS, ForwardTable } from './engine/evidence/forward.js';
 import { renderReport } from './engine/evidence/report.js';
-import { buildRows, outputsFromDocument, type SnapshotOutputs } from './engine/evidence/rows.js';
-import type { BarSeries } from './engine/market-types.js';
+import { buildRows, outputsFromDocument } from './engine/evidence/rows.js';
 import { indexOfSorted } from './engine/sorted.js';
-import type { Db, Queryable } from '../platform/db.js';
-import { equitiesWithBars } from './pipeline.js';
+import type { Db } from '../platform/db.js';
+import { loadEquities, readDocuments, type StoreUniverse } from './evidence-load.js';
+import { refreshEvidenceTables } from './evidence-states.js';
 import * as store from './store.js';
-
-/** Snapshot dates read per query (a date holds one document per symbol, kilobytes each). */
-const DATES_PER_READ = 20;
 
 export interface EvidenceRunOptions {
   /** Snapshot dates evaluated (YYYY-MM-DD, inclusive); default all. */
@@ -53,33 +51,12 @@ export interface EvidenceRunResult {
   report: string;
   /** Snapshots in the range left out because another pipeline version computed them. */
   otherVersions: number;
+  /** The as-of evidence tables brought up to date after the evaluation (evidence-states.ts). */
+  evidenceTables: { computed: number; skipped: number; ms: number };
 }
 
 /** Why there is nothing to evaluate (no snapshots, none of this version, no known outcome yet). */
 export class NothingToEvaluate extends Error {}
-
-interface StoreUniverse {
-  equities: BarSeries[];
-  calendar: string[];
-  sources: string[];
-}
-
-/** The pipeline's universe of equities (equitiesWithBars), without its index. */
-async function loadEquities(db: Queryable): Promise<StoreUniverse> {
-  const { equities, calendar } = equitiesWithBars(await store.listAllSecurities(db), await store.listAllBarSeries(db));
-  return { equities: equities.map((e) => e.bars), calendar, sources: [...new Set(equities.map((e) => e.security.dataSource))].sort() };
-}
-
-/** The outputs of every snapshot of `version` on `dates` whose symbol is in the universe. */
-async function readOutputs(db: Queryable, dates: readonly string[], version: string, universe: ReadonlySet<string>): Promise<SnapshotOutputs[]> {
-  const outputs: SnapshotOutputs[] = [];
-  for (let k = 0; k < dates.length; k += DATES_PER_READ) {
-    for (const { symbol, docText } of await store.snapshotDocsOn(db, dates.slice(k, k + DATES_PER_READ), version)) {
-      if (universe.has(symbol)) outputs.push(outputsFromDocument(JSON.parse(docText) as AnalysisDocument));
-    }
-  }
-  return outputs;
-}
 
 /** The last date of `dates` (ascending) whose `horizon`-day window ends within the calendar; null if none. */
 export function asOfDate(calendar: readonly string[], dates: readonly string[], horizon: number): string | null {
@@ -120,7 +97,7 @@ export async function runEvaluation(db: Db, options: EvidenceRunOptions = {}): P
     throw new NothingToEvaluate(`no snapshot from ${range} has a known ${longest}-day outcome yet (bars end ${u.calendar[u.calendar.length - 1] ?? 'nowhere'})`);
   }
 
-  const outputs = await readOutputs(db, dates, version, new Set(u.equities.map((e) => e.symbol)));
+  const outputs = await readDocuments(db, dates, version, new Set(u.equities.map((e) => e.symbol)), outputsFromDocument);
   const forward = new ForwardTable(u.equities, dates, { horizons, calendar: u.calendar });
   const rows = buildRows(outputs, forward, u.equities);
   const evaluation = evaluate(rows, { horizons, seed, bars: u.equities, calendar: u.calendar, replicates: options.replicates });
@@ -141,5 +118,8 @@ export async function runEvaluation(db: Db, options: EvidenceRunOptions = {}): P
     await options.deliver?.(report, run);
     return recorded;
   });
-  return { id, run, evaluation, report, otherVersions };
+  const started = performance.now();
+  const refreshed = await refreshEvidenceTables(db);
+  const evidenceTables = { computed: refreshed.computed.length, skipped: refreshed.skipped, ms: Math.round(performance.now() - started) };
+  return { id, run, evaluation, report, otherVersions, evidenceTables };
 }

@@ -13,6 +13,10 @@
  *   snapshots it measured, its as-of date (the last snapshot date whose outcome at the longest horizon
  *   was known), the snapshot dates it covered, horizons and seed, and the evaluation itself as jsonb
  *   (engine/evidence/evaluate.ts). The index serves "the latest evaluation of a pipeline version".
+ * - `evidence_tables`: one as-of evidence table per (pipeline version, as-of date) (engine/evidence/
+ *   states.ts): what followed past snapshots in each state and the probability calibrators, measured on
+ *   outcomes known by the as-of date. Written once and never changed; stored as `json` (not jsonb) so the
+ *   text read back is the text written. The primary key serves "the greatest as-of <= a date".
  */
 import type { Migration } from '../platform/migrations.js';
 
@@ -92,6 +96,19 @@ export const analysisMigrations: Migration[] = [
         CHECK (from_date <= as_of_date AND as_of_date <= to_date)
       );
       CREATE INDEX evidence_runs_version_idx ON evidence_runs (pipeline_version, as_of_date DESC, id DESC);
+    `,
+  },
+  {
+    version: 2026120201,
+    name: 'evidence tables',
+    sql: `
+      CREATE TABLE evidence_tables (
+        pipeline_version text NOT NULL,
+        as_of            date NOT NULL,
+        evidence         json NOT NULL,
+        created_at       timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (pipeline_version, as_of)
+      );
     `,
   },
 ];

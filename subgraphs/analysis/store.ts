@@ -492,6 +492,55 @@ export async function latestEvidenceRun(db: Queryable, pipelineVersion?: string)
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// As-of evidence tables (engine/evidence/states.ts)
+// ---------------------------------------------------------------------------------------------------------
+
+/** The as-of dates (YYYY-MM-DD, ascending) with a stored evidence table of the pipeline version. */
+export async function evidenceTableDates(db: Queryable, pipelineVersion: string): Promise<string[]> {
+  const rows = await db.query<{ asOf: string }>(
+    'SELECT as_of::text AS "asOf" FROM evidence_tables WHERE pipeline_version = $1 ORDER BY as_of',
+    [pipelineVersion],
+  );
+  return rows.map((r) => r.asOf);
+}
+
+/**
+ * Stores evidence tables given as JSON text; a table already stored for the same (version, as-of) is kept
+ * (tables never change). Returns how many were inserted.
+ */
+export async function insertEvidenceTables(db: Queryable, pipelineVersion: string, tables: ReadonlyArray<{ asOf: string; json: string }>): Promise<number> {
+  let inserted = 0;
+  for (const table of tables) {
+    const rows = await db.query<{ asOf: string }>(
+      `INSERT INTO evidence_tables (pipeline_version, as_of, evidence) VALUES ($1, $2::date, $3::json)
+       ON CONFLICT (pipeline_version, as_of) DO NOTHING RETURNING as_of::text AS "asOf"`,
+      [pipelineVersion, table.asOf, table.json],
+    );
+    inserted += rows.length;
+  }
+  return inserted;
+}
+
+/** The greatest as-of date <= `date` with a stored table of the pipeline version, or null. */
+export async function evidenceTableAsOf(db: Queryable, pipelineVersion: string, date: string): Promise<string | null> {
+  const rows = await db.query<{ asOf: string }>(
+    `SELECT as_of::text AS "asOf" FROM evidence_tables WHERE pipeline_version = $1 AND as_of <= $2::date
+      ORDER BY as_of DESC LIMIT 1`,
+    [pipelineVersion, date],
+  );
+  return rows[0]?.asOf ?? null;
+}
+
+/** The stored JSON text of one evidence table, or null. */
+export async function evidenceTableText(db: Queryable, pipelineVersion: string, asOf: string): Promise<string | null> {
+  const rows = await db.query<{ evidence: string }>(
+    'SELECT evidence::text AS evidence FROM evidence_tables WHERE pipeline_version = $1 AND as_of = $2::date',
+    [pipelineVersion, asOf],
+  );
+  return rows[0]?.evidence ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Universe-wide reads for the other domains (allocation candidates, covariance inputs)
 // ---------------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,48 @@
+/**
+ * What every measurement over the stored history starts from (the evaluation, evidence-run.ts, and the as-of
+ * evidence tables, evidence-states.ts): the store's universe of equities with their bars and calendar, and
+ * the stored documents of one pipeline version read a few dates at a time and reduced as they are read (the
+ * documents themselves are not kept: a date holds one document per symbol, kilobytes each).
+ */
+import type { AnalysisDocument } from './engine/document.js';
+import type { BarSeries } from './engine/market-types.js';
+import type { Queryable } from '../platform/db.js';
+import { equitiesWithBars } from './pipeline.js';
+import * as store from './store.js';
+
+/** Snapshot dates read per query. */
+export const DATES_PER_READ = 20;
+
+export interface StoreUniverse {
+  equities: BarSeries[];
+  /** Union of the equities' bar dates (the pipeline's calendar). */
+  calendar: string[];
+  /** Data sources of the equities, sorted. */
+  sources: string[];
+}
+
+/** The pipeline's universe of equities (equitiesWithBars), without its index. */
+export async function loadEquities(db: Queryable): Promise<StoreUniverse> {
+  const { equities, calendar } = equitiesWithBars(await store.listAllSecurities(db), await store.listAllBarSeries(db));
+  return { equities: equities.map((e) => e.bars), calendar, sources: [...new Set(equities.map((e) => e.security.dataSource))].sort() };
+}
+
+/**
+ * `reduce` of every stored document of `version` on `dates` whose symbol is in `universe`, in (date, symbol)
+ * order, reading DATES_PER_READ dates per query.
+ */
+export async function readDocuments<T>(
+  db: Queryable,
+  dates: readonly string[],
+  version: string,
+  universe: ReadonlySet<string>,
+  reduce: (doc: AnalysisDocument) => T,
+): Promise<T[]> {
+  const out: T[] = [];
+  for (let k = 0; k < dates.length; k += DATES_PER_READ) {
+    for (const { symbol, docText } of await store.snapshotDocsOn(db, dates.slice(k, k + DATES_PER_READ), version)) {
+      if (universe.has(symbol)) out.push(reduce(JSON.parse(docText) as AnalysisDocument));
+    }
+  }
+  return out;
+}
