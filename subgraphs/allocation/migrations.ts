@@ -12,6 +12,9 @@
  *   No foreign key to securities: a portfolio is a record of what was advised and outlives a security.
  *   `support_at_entry` (2026112401): the highest support level below the entry when the book was built,
  *   so search can tell a broken support (null for books stored before it, and for names without one).
+ * - `candidate_odds` (2026120202): Kelly's measured odds (engine/kelly-odds.ts), one table per pipeline
+ *   version and as-of date; a table never changes once computed (it depends only on outcomes known by
+ *   its as-of date), so rows are only ever added.
  */
 import type { Migration } from '../platform/migrations.js';
 
@@ -64,5 +67,19 @@ export const allocationMigrations: Migration[] = [
     version: 2026112401,
     name: 'portfolio positions: the support under the entry',
     sql: `ALTER TABLE portfolio_positions ADD COLUMN support_at_entry numeric(16, 2);`,
+  },
+  {
+    version: 2026120202,
+    name: 'candidate odds: measured chance of target before stop, per as-of date',
+    sql: `
+      CREATE TABLE candidate_odds (
+        pipeline_version text NOT NULL,
+        as_of            date NOT NULL,
+        trades           int NOT NULL CHECK (trades >= 0),
+        odds             jsonb NOT NULL,
+        computed_at      timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (pipeline_version, as_of)
+      );
+    `,
   },
 ];

@@ -3,9 +3,13 @@
  * (engine/candidates.ts), and the daily closes the engines ask for. Allocation builds books from it;
  * opportunity search ranks holdings and ideas against it.
  *
+ * Each candidate carries Kelly's measured odds (kelly-odds-store.ts): the odds table in force on the
+ * analysis date (greatest as_of <= it), or none while no table is measured (then Kelly's p is null and
+ * Kelly gives no position).
+ *
  * Building a universe costs one read of every newest snapshot, so it is kept until the store's set of
- * newest snapshots changes: a cheap version query (analysis store `universeVersion`) tells, asked at
- * most once per `ttlMs`. Closes are loaded the first time a symbol's are needed and kept with the
+ * newest snapshots or of odds tables changes: two cheap version queries (analysis store `universeVersion`,
+ * `candidateOddsVersion`) tell, asked at most once per `ttlMs`. Closes are loaded the first time a symbol's are needed and kept with the
  * universe they belong to (through its analysis date, so a result depends only on the snapshots and the
  * bars up to their date). Whatever a service derives from a universe it keeps in a WeakMap keyed by the
  * universe object, so it goes when the universe does.
@@ -13,6 +17,8 @@
 import type { Db } from '../platform/db.js';
 import { listCloses, snapshotsOn, universeVersion } from '../analysis/store.js';
 import { candidatesFrom } from './engine/candidates.js';
+import { withOdds } from './engine/kelly-odds.js';
+import { candidateOddsFor, candidateOddsVersion } from './kelly-odds-store.js';
 import type { Candidate, CloseSeries } from './engine/types.js';
 
 /** Calendar days of closes loaded for a symbol (covers the 252-trading-day covariance window). */
@@ -44,7 +50,7 @@ export class UniverseCache {
     const fresh = this.current;
     if (fresh && started - fresh.checkedAt < this.ttlMs) return fresh.universe;
     const version = await universeVersion(this.db);
-    const key = JSON.stringify(version);
+    const key = JSON.stringify({ ...version, odds: await candidateOddsVersion(this.db) });
     const cached = this.current;
     if (cached && cached.key === key) {
       cached.checkedAt = started;
@@ -76,7 +82,11 @@ export class UniverseCache {
   }
 
   private async build(key: string, analysisDate: string | null): Promise<Universe> {
-    const candidates = analysisDate === null ? [] : candidatesFrom(await snapshotsOn(this.db, analysisDate));
+    let candidates: Candidate[] = [];
+    if (analysisDate !== null) {
+      const odds = await candidateOddsFor(this.db, analysisDate);
+      candidates = candidatesFrom(await snapshotsOn(this.db, analysisDate)).map((c) => withOdds(c, odds));
+    }
     return { key, analysisDate, candidates, bySymbol: new Map(candidates.map((c) => [c.symbol, c])) };
   }
 }

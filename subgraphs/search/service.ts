@@ -29,6 +29,7 @@ import type { Db } from '../platform/db.js';
 import { latestSnapshots } from '../analysis/store.js';
 import { normalizeSymbol } from '../analysis/engine/symbol.js';
 import { candidatesFrom } from '../allocation/engine/candidates.js';
+import { attachCandidateOdds } from '../allocation/kelly-odds-store.js';
 import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
 import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
@@ -272,7 +273,8 @@ export class SearchService {
     const unknown = symbols.filter((s) => !universe.bySymbol.has(s) && !state.extra.has(s));
     if (unknown.length) {
       const snapshots = (await latestSnapshots(this.db, unknown)).map((s) => ({ sector: null, docText: s.docText }));
-      const found = new Map(candidatesFrom(snapshots).map((c) => [c.symbol, c]));
+      // Kelly's odds of each from the table in force on its own snapshot's date (the rating's Kelly part).
+      const found = new Map((await attachCandidateOdds(this.db, candidatesFrom(snapshots))).map((c) => [c.symbol, c]));
       for (const s of unknown) state.extra.set(s, found.get(s) ?? null);
     }
     const returns = await state.returns;

@@ -44,15 +44,8 @@
  *      mapped to 0..1; without a blended signal, 0.5 + 0.5 x the rules confidence signed by the rules
  *      signal (BUY +, SELL -, HOLD 0); else 0.5. Not the signal's own confidence: a confident HOLD is
  *      confidently neutral, and must not outrank a BUY (that one is the row's signal_confidence).
- *    - win_probability (Kelly's p):
- *        p_signal = ml_signal.probability_up when present,
- *                   else 0.5 + 0.5 x enhanced_signal.score (the score is -1..1),
- *                   else 0.5;
- *        q = transition_probabilities.next_week[current stage], the probability that the stage persists
- *            next week (1 when unknown, or when the transition row is conditioned on another stage);
- *        p = q x p_signal + (1 - q) x (1 - p_signal)
- *      (the signal holds while the stage holds; if the stage changes, the opposite outcome is assumed),
- *      rounded to 6 decimals and clamped to [0.01, 0.99].
+ *    - win_probability (Kelly's p): null here. It is not a property of one document but of the history
+ *      of candidates in the same state: engine/kelly-odds.ts measures it and the universe attaches it.
  *    - relative_strength = stage_detail.mansfield_rs, else indicators.mansfield_rs, else null.
  *    - sector = the snapshot's sector, else `Unclassified`.
  *    - pattern_signal = the snapshot's `pattern_signal` direction and net confidence (null without one;
@@ -113,8 +106,6 @@ export const MAX_FALLBACK_STOP_DISTANCE = 0.5;
 /** Multiple of the ATR used for the fallback stop and for the ATR target. */
 export const FALLBACK_STOP_ATR_MULTIPLE = 2;
 export const ATR_TARGET_MULTIPLE = 3;
-export const MIN_WIN_PROBABILITY = 0.01;
-export const MAX_WIN_PROBABILITY = 0.99;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
@@ -185,18 +176,6 @@ function targetOf(doc: CandidateSource, entry: number, stop: number, atr: number
     if (t > entry) return { price: t, source: 'atr' };
   }
   return null;
-}
-
-/** p = q x p_signal + (1 - q) x (1 - p_signal), rounded to 6 decimals, clamped to [0.01, 0.99] (see the header). */
-function winProbabilityOf(doc: CandidateSource, stageLabel: StageLabel | null): number {
-  const pUp = doc.ml_signal?.probability_up;
-  const score = doc.enhanced_signal?.score;
-  const pSignal = isNum(pUp) ? clamp(pUp, 0, 1) : isNum(score) ? 0.5 + 0.5 * clamp(score, -1, 1) : 0.5;
-  const tp = doc.transition_probabilities;
-  const persist = stageLabel !== null && tp && tp.current_stage === stageLabel ? tp.next_week?.[stageLabel] : undefined;
-  const q = isNum(persist) ? clamp(persist, 0, 1) : 1;
-  const p = Math.round((q * pSignal + (1 - q) * (1 - pSignal)) * 1e6) / 1e6;
-  return clamp(p, MIN_WIN_PROBABILITY, MAX_WIN_PROBABILITY);
 }
 
 function rowOf(doc: CandidateSource, stageLabel: StageLabel | null): SnapshotRowFields {
@@ -290,7 +269,7 @@ export function toCandidate(doc: CandidateSource): Candidate | null {
     stage_number: stage,
     strength_factor: strength !== null && strength in STRENGTH_FACTORS ? STRENGTH_FACTORS[strength] : UNKNOWN_STRENGTH_FACTOR,
     confidence: clamp(confidenceRaw, 0, 1),
-    win_probability: winProbabilityOf(doc, label),
+    win_probability: null,
     relative_strength: rs,
     pattern_signal: patternSignalOf(doc),
     row: rowOf(doc, label),

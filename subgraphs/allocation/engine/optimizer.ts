@@ -15,15 +15,19 @@
  *    - STAGE_WEIGHTED: score = stage_weights[stage] x strength_factor; weights proportional to the score.
  *      A name whose stage weighs 0 (default STAGE 4), or that has no stage, gets nothing.
  *    - CONFIDENCE_WEIGHTED: score = confidence; weights = softmax(confidence / T).
- *    - KELLY_CRITERION: f* = p - (1 - p) / b, p = win_probability, b = risk_reward_ratio x reward_multiplier;
- *      half_kelly halves f*; f* <= 0 or b <= 0 gets nothing ("negative edge" note). Score = f*. The
+ *    - KELLY_CRITERION: f* = p - (1 - p) / b, p = win_probability (the measured chance of the target before
+ *      the stop for past candidates in the same state, engine/kelly-odds.ts), b = risk_reward_ratio x
+ *      reward_multiplier; half_kelly halves f*. No edge, no position: p unknown (odds not measured), f* <= 0
+ *      or b <= 0 gets nothing (notes say how many and why). Each ranked name gets a note with its p, the
+ *      no-edge p0 and where p came from (state, trades, as-of date). Score = f*. The
  *      fractions are absolute: if the ranked names' fractions sum above 1 they are scaled to sum to 1,
  *      otherwise the rest stays cash (note). No name is ever given more than its own f* (also when
  *      re-spending leftover cash), so caps never push Kelly money into other names beyond their edge.
  *    - HYBRID_WEIGHTED: weights = softmax(blend / T) with blend in [0, 1]:
  *        0.35 x stage part (stage_weights[stage] / max stage weight x strength_factor)
  *      + 0.35 x confidence
- *      + 0.20 x Kelly edge (full Kelly f* with b = risk_reward_ratio, divided by 0.5, clamped to [0, 1])
+ *      + 0.20 x Kelly edge (full Kelly f* with b = risk_reward_ratio and the same measured p, divided by
+ *        0.5, clamped to [0, 1]; 0 when p is unknown; a note says where p came from)
  *      + 0.10 x relative strength ((RS + 50) / 100 clamped to [0, 1]; unknown RS = 0.5).
  *      As in STAGE_WEIGHTED, a name whose stage weighs 0 (or that has no stage) gets nothing.
  *    Softmax subtracts the largest input first; it never changes the order, so the ranked set does not
@@ -309,7 +313,8 @@ function stageWeightOf(c: Candidate, weights: Record<string, number>): number {
 function kellyFraction(c: Candidate, rewardMultiplier: number): number {
   const b = finite(c.risk_reward_ratio, 0) * rewardMultiplier;
   if (!(b > 0)) return -Infinity;
-  const p = clamp01(finite(c.win_probability, 0));
+  if (typeof c.win_probability !== 'number' || !Number.isFinite(c.win_probability)) return -Infinity;
+  const p = clamp01(c.win_probability);
   return p - (1 - p) / b;
 }
 
@@ -366,6 +371,8 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   let eligible = 0;
   let badPrices = 0;
   let negativeEdge = 0;
+  let unknownOdds = 0;
+  const unknownReasons = new Map<string, number>();
   let zeroStage = 0;
   const scored: Name[] = [];
   for (const c of lookup.values()) {
@@ -401,6 +408,12 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         key = confidence;
         break;
       case 'KELLY_CRITERION': {
+        if (typeof c.win_probability !== 'number') {
+          unknownOdds++;
+          const why = c.kelly_odds?.reason ?? 'the win odds are not measured';
+          unknownReasons.set(why, (unknownReasons.get(why) ?? 0) + 1);
+          continue;
+        }
         let f = kellyFraction(c, rewardMultiplier);
         if (half) f /= 2;
         if (!(f > 0)) {
@@ -432,8 +445,13 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   const notes: string[] = [];
   if (eligible === 0) notes.push('candidates: no eligible candidates, so the book is empty');
   if (badPrices > 0) notes.push(`candidates: ${badPrices} eligible names skipped because their entry or stop price is unusable`);
+  if (unknownOdds > 0) {
+    for (const [why, count] of [...unknownReasons].sort(([a], [b]) => bySymbol(a, b))) {
+      notes.push(`KELLY_CRITERION: ${count} eligible names have no measured win odds (${why}), so no edge and no position`);
+    }
+  }
   if (negativeEdge > 0) {
-    notes.push(`KELLY_CRITERION: ${negativeEdge} eligible names have no positive edge (f* <= 0, negative edge) and get nothing`);
+    notes.push(`KELLY_CRITERION: ${negativeEdge} eligible names have no positive edge (measured p at or below the no-edge p0, f* <= 0) and get nothing`);
   }
   if (zeroStage > 0) {
     notes.push(`stage_weights: ${zeroStage} eligible names are in a stage weighted 0 (or have no stage) and get nothing`);
@@ -451,7 +469,41 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         : `max_positions: kept ${maxPositions} of ${scored.length} scored eligible names`,
     );
   }
+  if (strategy === 'KELLY_CRITERION') for (const name of ranked) notes.push(kellyNote(name.cand, rewardMultiplier, half));
+  if (strategy === 'HYBRID_WEIGHTED' && eligible > 0) notes.push(hybridOddsNote(lookup.values()));
   return { ranked, scored, maxPositions, eligible, notes, lookup };
+}
+
+/** Where a ranked Kelly name's p came from, e.g. "AAPL p=0.4100 vs no-edge 0.3800 ... from STAGE 2 STRONG/pattern (n=412, ...)". */
+function kellyNote(c: Candidate, rewardMultiplier: number, half: boolean): string {
+  const o = c.kelly_odds;
+  const b = finite(c.risk_reward_ratio, 0) * rewardMultiplier;
+  const p = c.win_probability as number;
+  const head = `KELLY_CRITERION: ${c.symbol} p=${f4(p)} vs no-edge ${o?.p0 == null ? 'unknown' : f4(o.p0)}, b=${f4(b)}, f*=${f4((p - (1 - p) / b) / (half ? 2 : 1))}`;
+  if (!o || o.source === null) return `${head}; p given with the candidate (not measured here)`;
+  const where = o.source === 'state' ? `${o.state}` : `the pooled odds of all states (${o.reason})`;
+  return `${head}; p from ${where} (n=${o.n}, ${Math.round(o.windows)} non-overlapping, as of ${o.as_of})`;
+}
+
+/** HYBRID_WEIGHTED: where the Kelly part's p came from (one note for the run). */
+function hybridOddsNote(candidates: Iterable<Candidate>): string {
+  let measured = 0;
+  let unknown = 0;
+  let asOf: string | null = null;
+  let reason: string | null = null;
+  for (const c of candidates) {
+    if (!c.eligible) continue;
+    if (typeof c.win_probability === 'number') {
+      measured++;
+      asOf = c.kelly_odds?.as_of ?? asOf;
+    } else {
+      unknown++;
+      reason = reason ?? c.kelly_odds?.reason ?? 'the win odds are not measured';
+    }
+  }
+  if (measured === 0) return `HYBRID_WEIGHTED: the Kelly part is 0 for every name: ${reason}`;
+  const tail = unknown > 0 ? `; ${unknown} eligible names without measured odds get a Kelly part of 0` : '';
+  return `HYBRID_WEIGHTED: the Kelly part uses the measured chance of target before stop per state${asOf ? ` (as of ${asOf})` : ''}${tail}`;
 }
 
 function maxPositionsOf(eff: RiskSettings): number {

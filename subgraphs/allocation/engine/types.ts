@@ -84,13 +84,37 @@ export interface Candidate {
   strength_factor: number;
   /** 0..1, the blended (enhanced) signal's confidence, else the rules signal's. */
   confidence: number;
-  /** Probability the trade wins, for Kelly (candidates.ts documents the formula). */
-  win_probability: number;
+  /**
+   * Kelly's p: the measured chance that the price reaches the target before the stop for past candidates
+   * in the same state (engine/kelly-odds.ts); null until odds are attached, or when they are unknown.
+   */
+  win_probability: number | null;
+  /** Where win_probability came from (state, trades, as-of date); absent or null until odds are attached. */
+  kelly_odds?: KellyOdds | null;
   /** Mansfield relative strength (percent, about -50..50), null when unknown. */
   relative_strength: number | null;
   /** The snapshot's aggregated pattern signal (direction and net confidence), null when it has none. */
   pattern_signal: { direction: 'BULLISH' | 'BEARISH' | 'NEUTRAL'; net_confidence: number } | null;
   row: SnapshotRowFields;
+}
+
+/** Where a candidate's Kelly p came from (engine/kelly-odds.ts). */
+export interface KellyOdds {
+  /** The measured chance of the target first; null when unknown (then Kelly gives no position). */
+  p: number | null;
+  /** The no-edge reference p0 = (entry - stop) / (target - stop) (null when the candidate is not a trade). */
+  p0: number | null;
+  /** e.g. 'STAGE 2 STRONG/pattern' (null when the candidate is not a trade). */
+  state: string | null;
+  /** 'state': the state's own fit; 'pooled': the pooled fit (the state is below its minimum); null: unknown. */
+  source: 'state' | 'pooled' | null;
+  /** Trades and non-overlapping windows behind the fit used (0 when none). */
+  n: number;
+  windows: number;
+  /** The as-of date of the odds table used (null when none was measured). */
+  as_of: string | null;
+  /** Why p is unknown, or why the pooled fit was used (null when the state's own fit was). */
+  reason: string | null;
 }
 
 /** Daily closes of one symbol, oldest first (`dates[i]` is the date of `closes[i]`). */

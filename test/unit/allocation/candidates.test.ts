@@ -323,40 +323,10 @@ describe('scores', () => {
   });
 
   describe('win probability', () => {
-    const ml = (p: number): CandidateSource['ml_signal'] => ({ signal: 'BUY', probability_up: p, confidence: Math.abs(2 * p - 1), model: null as never });
-    const tp = (current: StageLabel, persist: number): CandidateSource['transition_probabilities'] => {
-      const next = { 'STAGE 1': 0, 'STAGE 2': 0, 'STAGE 3': 0, 'STAGE 4': 0 } as Record<StageLabel, number>;
-      next[current] = persist;
-      return { current_stage: current, next_week: next, sample_size: 100, matrix: {} as never, counts: {} as never, total_transitions: 1000, estimated_through: '2026-10-30', symbols: 10 };
-    };
-
-    it('uses the ML probability when present, with q = 1 without transition data', () => {
-      expect(cand({ ml_signal: ml(0.62) }).win_probability).toBeCloseTo(0.62, 12);
-    });
-
-    it('uses 0.5 + 0.5 x blended score without ML', () => {
-      expect(cand({ ml_signal: null }).win_probability).toBeCloseTo(0.7, 12);
-    });
-
-    it('is 0.5 without ML and blended signal', () => {
-      expect(cand({ ml_signal: null, enhanced_signal: null }).win_probability).toBe(0.5);
-    });
-
-    it('mixes with the stage persistence: p = q p_s + (1 - q)(1 - p_s)', () => {
-      const c = cand({ ml_signal: ml(0.6), transition_probabilities: tp('STAGE 2', 0.9) });
-      expect(c.win_probability).toBeCloseTo(0.9 * 0.6 + 0.1 * 0.4, 12);
-      const blended = cand({ ml_signal: null, transition_probabilities: tp('STAGE 2', 0.8) });
-      expect(blended.win_probability).toBeCloseTo(0.8 * 0.7 + 0.2 * 0.3, 12);
-    });
-
-    it('ignores a transition row conditioned on another stage', () => {
-      expect(cand({ ml_signal: ml(0.6), transition_probabilities: tp('STAGE 1', 0.5) }).win_probability).toBeCloseTo(0.6, 12);
-    });
-
-    it('clamps to [0.01, 0.99]', () => {
-      expect(cand({ ml_signal: ml(1) }).win_probability).toBe(0.99);
-      expect(cand({ ml_signal: ml(0) }).win_probability).toBe(0.01);
-      expect(cand({ ml_signal: ml(1), transition_probabilities: tp('STAGE 2', 0) }).win_probability).toBe(0.01);
+    it('is not read from one document: null until measured odds are attached (engine/kelly-odds.ts)', () => {
+      const ml = { signal: 'BUY', probability_up: 0.9, confidence: 0.8, model: null as never } as CandidateSource['ml_signal'];
+      expect(cand({ ml_signal: ml }).win_probability).toBeNull();
+      expect(cand({ ml_signal: null, enhanced_signal: null }).win_probability).toBeNull();
     });
   });
 
@@ -467,7 +437,7 @@ describe('row fields', () => {
 });
 
 describe('invariants', () => {
-  it('stop below entry and probability in range over a grid of prices and stops', () => {
+  it('stop below entry and no unmeasured probability over a grid of prices and stops', () => {
     for (const price of [0.01, 0.02, 0.5, 1.005, 9.999, 100.004, 2500.5]) {
       for (const stopFraction of [null, -0.1, 0, 0.5, 0.9999, 1, 1.2]) {
         const stop = stopFraction === null ? null : price * stopFraction;
@@ -475,8 +445,7 @@ describe('invariants', () => {
         expect(c.stop_loss).toBeLessThan(c.entry_price);
         expect(c.stop_loss).toBeGreaterThanOrEqual(0);
         expect(Math.round(c.stop_loss * 100)).toBeCloseTo(c.stop_loss * 100, 9);
-        expect(c.win_probability).toBeGreaterThanOrEqual(0.01);
-        expect(c.win_probability).toBeLessThanOrEqual(0.99);
+        expect(c.win_probability).toBeNull();
         expect(c.stop_distance).toBeGreaterThan(0);
         if (c.target_price !== null) expect(c.target_price).toBeGreaterThan(c.entry_price);
       }

@@ -187,6 +187,7 @@ function withFreeVolTarget(inp: OptimizeInput): OptimizeInput {
 function kellyFraction(c: Candidate, s: RiskSettings): number {
   const b = c.risk_reward_ratio * (s.reward_multiplier ?? 1);
   if (!(b > 0)) return 0;
+  if (c.win_probability === null) return 0;
   const f = c.win_probability - (1 - c.win_probability) / b;
   return s.half_kelly === true ? f / 2 : f;
 }

@@ -101,7 +101,7 @@ describe('strategies', () => {
       const r = optimize(input(cands, { risk_settings: settings('KELLY_CRITERION') }));
       expect(shares(r)).toEqual({ AAA: 400, BBB: 166 });
       expect(r.remaining_capital).toBe(100_000 - 40_000 - 16_600);
-      expect(notes(r)).toContain('KELLY_CRITERION: 2 eligible names have no positive edge (f* <= 0, negative edge) and get nothing');
+      expect(notes(r)).toContain('KELLY_CRITERION: 2 eligible names have no positive edge (measured p at or below the no-edge p0, f* <= 0) and get nothing');
       expect(notes(r)).toContain('KELLY_CRITERION: Kelly fractions of the ranked names sum to 0.5667; the other 0.4333 stays cash');
       expect(hasNote(r, /^remaining_capital: 43400\.00 held back by KELLY_CRITERION/)).toBe(true);
       expect(r.diagnostics.softmax_temperature_base).toBeNull();
