@@ -10,8 +10,8 @@
  * failure; DATABASE_URL is ignored, ANALYZE_WORKERS is honoured as by the CLI. Printed: each step's wall
  * time, CPU time and the process's peak RSS so far (worker threads included), the machine's cores and
  * load averages before and after, and the headline sections of the evaluation report (stage table,
- * contrasts, rank IC, ML AUC, pattern targets against the placebo). Nothing is asserted: the figures are
- * printed.
+ * contrasts, rank IC, ML AUC, the per-symbol and cross-sectional ML formulations side by side with the one
+ * kept, pattern targets against the placebo). Nothing is asserted: the figures are printed.
  *
  *   npm run bench:evidence
  *   MARKET_DATA_DIR=/data/market BENCH_YEARS=5 npm run bench:evidence
@@ -81,7 +81,7 @@ function yearsBefore(date: string, years: number): string {
 }
 
 /** Headings whose sections are the evaluation's headline figures. */
-const HEADLINES = [/^## \d+-day forward/, /^#### Stage$/, /^### Contrasts/, /^### Rank IC/, /^### ML probability/, /^## Pattern targets/];
+const HEADLINES = [/^## \d+-day forward/, /^#### Stage$/, /^### Contrasts/, /^### Rank IC/, /^### ML probability/, /^### ML formulations/, /^## Pattern targets/];
 
 /** The headline sections of the rendered report: each kept heading with its text up to the next heading. */
 function headlineSections(report: string): string {

@@ -35,6 +35,14 @@
  *   (per-date partial Spearman), on the rows where every baseline is known and on dates with at least
  *   minCrossSection + 4 such rows. Like intervals, a t-statistic needs `minDates` dates (else null).
  * - ML AUC (auc.ts) of ml_probability for "forward excess > 0", with a block-bootstrap interval over dates.
+ * - ML formulations: the stored per-symbol model (ml_probability) against the cross-sectional model
+ *   (cross-sectional.ts: features ranked per date, walk-forward on these rows with an embargo of h trading
+ *   days, target "forward excess at h > 0"), each with its AUC and interval as above and its rank IC with a
+ *   Newey-West t, on the rows it scored and on the rows both scored. Kept (`mlChoice`, at the ML signal's
+ *   horizon, 20 days, or the shortest horizon without it): the formulation whose AUC interval has the
+ *   higher lower bound on its own rows; the per-symbol model, the one in the product, on a tie or when
+ *   neither has an interval. The cross-sectional intervals use streams drawn after every other figure,
+ *   so adding them left the other figures unchanged.
  *
  * Pattern targets (targets.ts), once per evaluation, with `bars`: for every row whose best pattern has an
  * open target and stop, whether the target is reached before the stop within `patternWindow` bars (default
@@ -50,8 +58,16 @@
 import { PATTERN_TYPES, STAGE_STRENGTHS, type PatternType, type Signal } from '../document.js';
 import { createPrng } from '../prng.js';
 import { indexOfSorted } from '../sorted.js';
+import { HORIZON_DAYS as ML_HORIZON } from '../features.js';
 import { aucWithInterval, type AucEstimate } from './auc.js';
 import { BASELINE_NAMES, type BaselineName } from './baselines.js';
+import {
+  CROSS_SECTIONAL_FEATURES,
+  crossSectionalFeatures,
+  crossSectionalScores,
+  type CrossSectionalOptions,
+  type FeatureSeries,
+} from './cross-sectional.js';
 import { averageRanks, dailyIc, icSummary, type DailyIc, type IcSummary } from './ic.js';
 import { checkAscending, checkHorizons, DEFAULT_HORIZONS, inferSamplingStep, unionCalendar } from './forward.js';
 import type { EvaluationRow } from './rows.js';
@@ -65,8 +81,11 @@ export interface EvaluateOptions {
   samplingStep?: number;
   /** Trading calendar for inferring the sampling step; default the union of the bars' dates. */
   calendar?: readonly string[];
-  /** Bars of the symbols (for pattern targets); without them there is no pattern-target table. */
-  bars?: readonly PathSeries[];
+  /**
+   * Bars of the symbols (for pattern targets, and the cross-sectional model's volatility and volume trend);
+   * without them there is no pattern-target table and those two features are missing.
+   */
+  bars?: readonly FeatureSeries[];
   /** Seed of every bootstrap and of the placebo draws (safe integer); default 0. */
   seed?: number;
   /** Bootstrap replicates; default 1000. */
@@ -88,6 +107,8 @@ export interface EvaluateOptions {
   patternWindow?: number;
   /** Placebo trades per detection (integer >= 0); default 10. */
   placeboDraws?: number;
+  /** Cross-sectional model settings (cross-sectional.ts defaults otherwise); its embargo is each horizon. */
+  crossSectional?: Pick<CrossSectionalOptions, 'minTrainDates' | 'l2'>;
 }
 
 export const OUTPUTS = [
@@ -138,6 +159,47 @@ export interface IcRow {
   controlled: IcSummary | null;
 }
 
+export type MlFormulation = 'per_symbol' | 'cross_sectional';
+
+export interface MlFormulationRow {
+  formulation: MlFormulation;
+  /** 'own': every row the formulation scored; 'common': the rows both formulations scored. */
+  rows: 'own' | 'common';
+  /** AUC of its probability for "forward excess > 0", with the block-bootstrap interval. */
+  auc: AucEstimate;
+  /** Per-date rank IC of its probability with the forward excess return. */
+  ic: IcSummary;
+}
+
+/** How the cross-sectional model was fitted at one horizon. */
+export interface CrossSectionalFit {
+  features: string[];
+  /** Trading days between a training row and the date it scores (the horizon). */
+  embargo: number;
+  l2: number;
+  minTrainDates: number;
+  /** Rows scored, their dates, and the first date scored (null when none). */
+  scored: number;
+  scoredDates: number;
+  firstDate: string | null;
+  /** Distinct training sets fitted. */
+  fits: number;
+  /** The last model's weights by feature (per standard deviation of the ranked feature); null without one. */
+  lastWeights: Record<string, number> | null;
+}
+
+/** Which ML formulation evaluates better out of sample (see the file comment). */
+export interface MlChoice {
+  horizon: number;
+  kept: MlFormulation;
+  /** Lower bounds of the AUC intervals on each formulation's own rows; null without an interval. */
+  perSymbolLow: number | null;
+  crossSectionalLow: number | null;
+  /** True when the kept formulation's interval lies above 0.5. */
+  edge: boolean;
+  reason: string;
+}
+
 export interface HorizonEvaluation {
   horizon: number;
   /** Consecutive snapshot dates whose forward windows overlap: ceil(horizon / samplingStep). */
@@ -151,6 +213,9 @@ export interface HorizonEvaluation {
   contrasts: ContrastRow[];
   ic: IcRow[];
   mlAuc: AucEstimate;
+  /** Per-symbol and cross-sectional ML formulations side by side. */
+  mlFormulations: MlFormulationRow[];
+  crossSectional: CrossSectionalFit;
 }
 
 export interface PatternTargetRow {
@@ -196,6 +261,8 @@ export interface Evaluation {
   to: string | null;
   byHorizon: HorizonEvaluation[];
   patternTargets: PatternTargetEvaluation | null;
+  /** The ML formulation kept, at the ML signal's horizon. */
+  mlChoice: MlChoice;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -394,6 +461,8 @@ function withoutSmallT(summary: IcSummary, minDates: number): IcSummary {
   return summary.dates >= minDates ? summary : { ...summary, se: null, t: null, lag: null };
 }
 
+type BaseHorizon = Omit<HorizonEvaluation, 'mlFormulations' | 'crossSectional'>;
+
 /** One number per row (a plain loop: typed-array `from` with a mapping function is slow on large arrays). */
 function column(rows: readonly EvaluationRow[], value: (row: EvaluationRow, i: number) => number): Float64Array {
   const out = new Float64Array(rows.length);
@@ -447,7 +516,7 @@ function evaluateHorizon(
   horizon: number,
   resolved: Resolved,
   streams: Streams,
-): HorizonEvaluation {
+): BaseHorizon {
   const overlap = Math.max(1, Math.ceil(horizon / resolved.samplingStep));
   const block = minBlock(overlap, resolved);
   const dates = cols.dates;
@@ -505,6 +574,110 @@ function evaluateHorizon(
     ic,
     mlAuc,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// ML formulations
+// ---------------------------------------------------------------------------------------------------------
+
+/** Trading-day position of each row's date: in the calendar when there is one, else its date's index times the step. */
+function rowTimes(rows: readonly EvaluationRow[], calendar: readonly string[] | null, step: number): Float64Array {
+  if (calendar !== null) return column(rows, (r) => indexOfSorted(calendar, r.date)).map((t) => (t < 0 ? NaN : t));
+  const distinct = [...new Set(rows.map((r) => r.date))];
+  const index = new Map(distinct.map((d, k) => [d, k * step]));
+  return column(rows, (r) => index.get(r.date) as number);
+}
+
+/** The rows' forward excess returns at a horizon (NaN when unknown). */
+function outcomeAt(rows: readonly EvaluationRow[], horizon: number): Float64Array {
+  return column(rows, (r) => {
+    const v = r.forwardExcess[horizon];
+    return typeof v === 'number' && Number.isFinite(v) ? v : NaN;
+  });
+}
+
+interface FormulationInput {
+  rows: readonly EvaluationRow[];
+  dates: string[];
+  features: Float64Array;
+  time: Float64Array;
+  perSymbol: Float64Array;
+}
+
+function formulationsAt(
+  input: FormulationInput,
+  base: BaseHorizon,
+  resolved: Resolved,
+  streams: Streams,
+  settings: EvaluateOptions['crossSectional'],
+): { mlFormulations: MlFormulationRow[]; crossSectional: CrossSectionalFit } {
+  const { dates } = input;
+  const horizon = base.horizon;
+  const outcome = outcomeAt(input.rows, horizon);
+  const model = crossSectionalScores(
+    { dates, time: input.time, features: input.features, d: CROSS_SECTIONAL_FEATURES.length, outcome },
+    { horizon, minTrainDates: settings?.minTrainDates, l2: settings?.l2 },
+  );
+  const labels = outcome.map((v) => (v > 0 ? 1 : 0));
+  const known = (scores: Float64Array, keep: (i: number) => boolean): Float64Array => scores.map((p, i) => (Number.isFinite(outcome[i]) && keep(i) ? p : NaN));
+  const cross = model.scores;
+  const both = (i: number): boolean => Number.isFinite(cross[i]) && Number.isFinite(input.perSymbol[i]);
+  const summarise = (scores: Float64Array): IcSummary =>
+    withoutSmallT(icSummary(dailyIc(dates, scores, outcome, { minCrossSection: resolved.minCrossSection }), { minLag: base.minBlockLength - 1 }), resolved.minDates);
+  const row = (formulation: MlFormulation, rows: 'own' | 'common', scores: Float64Array): MlFormulationRow => {
+    const masked = known(scores, rows === 'own' ? () => true : both);
+    return { formulation, rows, auc: aucWithInterval(dates, masked, labels, streams.options(base.minBlockLength)), ic: summarise(masked) };
+  };
+  const ownPerSymbol = base.ic.find((r) => r.score === 'ml_probability');
+  const mlFormulations: MlFormulationRow[] = [
+    { formulation: 'per_symbol', rows: 'own', auc: base.mlAuc, ic: (ownPerSymbol as IcRow).ic },
+    row('cross_sectional', 'own', cross),
+    row('per_symbol', 'common', input.perSymbol),
+    row('cross_sectional', 'common', cross),
+  ];
+  const firstScored = cross.findIndex((p) => Number.isFinite(p));
+  return {
+    mlFormulations,
+    crossSectional: {
+      features: [...CROSS_SECTIONAL_FEATURES],
+      embargo: model.embargo,
+      l2: model.l2,
+      minTrainDates: model.minTrainDates,
+      scored: model.scored,
+      scoredDates: model.scoredDates,
+      firstDate: firstScored < 0 ? null : dates[firstScored],
+      fits: model.fits,
+      lastWeights: model.last === null ? null : { ...model.last.weights },
+    },
+  };
+}
+
+const FORMULATION_NAMES: Record<MlFormulation, string> = { per_symbol: 'per-symbol', cross_sectional: 'cross-sectional' };
+
+function fmt3(v: number | null): string {
+  return v === null ? 'none' : v.toFixed(3);
+}
+
+/** The kept formulation at the ML signal's horizon (see the file comment). */
+function chooseFormulation(byHorizon: readonly HorizonEvaluation[]): MlChoice {
+  const h = byHorizon.find((x) => x.horizon === ML_HORIZON) ?? byHorizon[0];
+  const own = (f: MlFormulation) => h.mlFormulations.find((r) => r.formulation === f && r.rows === 'own') as MlFormulationRow;
+  const perSymbolLow = own('per_symbol').auc.ci?.low ?? null;
+  const crossSectionalLow = own('cross_sectional').auc.ci?.low ?? null;
+  const kept: MlFormulation = crossSectionalLow !== null && (perSymbolLow === null || crossSectionalLow > perSymbolLow) ? 'cross_sectional' : 'per_symbol';
+  const keptLow = kept === 'per_symbol' ? perSymbolLow : crossSectionalLow;
+  const edge = keptLow !== null && keptLow > 0.5;
+  const compared = `lower bounds of the ${h.horizon}-day AUC intervals: per-symbol ${fmt3(perSymbolLow)}, cross-sectional ${fmt3(crossSectionalLow)}`;
+  const why =
+    perSymbolLow === null && crossSectionalLow === null
+      ? 'neither has an interval, so the per-symbol model stays'
+      : kept === 'cross_sectional'
+        ? 'the cross-sectional lower bound is higher'
+        : crossSectionalLow === null
+          ? 'the cross-sectional model has no interval'
+          : 'the cross-sectional lower bound is not higher';
+  const edgeText = edge ? `its interval lies above 0.5` : `its interval ${keptLow === null ? 'is missing' : 'includes 0.5 or lies below it'}: no measured edge`;
+  return { horizon: h.horizon, kept, perSymbolLow, crossSectionalLow, edge, reason: `Kept: ${FORMULATION_NAMES[kept]} (${compared}; ${why}); ${edgeText}.` };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -628,8 +801,17 @@ export function evaluate(rows: readonly EvaluationRow[], options: EvaluateOption
   const specs = outputSpecs(sorted, resolved.buckets);
   const streams = new Streams(resolved);
   const cols = toColumns(sorted);
-  const byHorizon = resolved.horizons.map((h) => evaluateHorizon(sorted, cols, specs, h, resolved, streams));
+  const bases = resolved.horizons.map((h) => evaluateHorizon(sorted, cols, specs, h, resolved, streams));
   const patternTargets = options.bars === undefined ? null : evaluatePatternTargets(sorted, options.bars, resolved, streams);
+  const calendar = options.calendar ?? (options.bars ? unionCalendar(options.bars) : null);
+  const input: FormulationInput = {
+    rows: sorted,
+    dates: cols.dates,
+    features: crossSectionalFeatures(sorted, options.bars ?? []),
+    time: rowTimes(sorted, calendar, resolved.samplingStep),
+    perSymbol: cols.mlProbability,
+  };
+  const byHorizon: HorizonEvaluation[] = bases.map((base) => ({ ...base, ...formulationsAt(input, base, resolved, streams, options.crossSectional) }));
   const dates = new Set(sorted.map((r) => r.date));
   return {
     seed: resolved.seed,
@@ -646,5 +828,6 @@ export function evaluate(rows: readonly EvaluationRow[], options: EvaluateOption
     to: sorted.length > 0 ? sorted[sorted.length - 1].date : null,
     byHorizon,
     patternTargets,
+    mlChoice: chooseFormulation(byHorizon),
   };
 }

@@ -13,7 +13,7 @@
  *   filled in here. Levels without rows are left out of a table and named below it.
  */
 import type { GroupSummary } from './summary.js';
-import type { ContrastRow, Evaluation, HorizonEvaluation, IcRow, OutputName, OutputTable, PatternTargetEvaluation } from './evaluate.js';
+import type { ContrastRow, Evaluation, HorizonEvaluation, IcRow, MlChoice, MlFormulationRow, OutputName, OutputTable, PatternTargetEvaluation } from './evaluate.js';
 
 export interface ReportOptions {
   /** First heading; default "Evidence report". */
@@ -160,7 +160,45 @@ function aucSection(h: HorizonEvaluation): string {
   ].join('\n');
 }
 
-function horizonSection(h: HorizonEvaluation): string {
+const FORMULATION_TITLES: Record<MlFormulationRow['formulation'], string> = {
+  per_symbol: 'per-symbol (stored ml_probability)',
+  cross_sectional: 'cross-sectional (ranked per date)',
+};
+
+function weightsLine(weights: Record<string, number> | null): string {
+  if (weights === null) return 'no model was fitted';
+  return Object.entries(weights)
+    .map(([name, w]) => `${name} ${fixed(w, 3, true)}`)
+    .join(', ');
+}
+
+function formulationSection(h: HorizonEvaluation, choice: MlChoice): string {
+  const rows = h.mlFormulations.map((r) => [
+    FORMULATION_TITLES[r.formulation],
+    r.rows === 'own' ? 'its own' : 'both scored',
+    count(r.auc.n),
+    count(r.auc.dates),
+    plain(r.auc.auc, 3),
+    r.auc.ci === null ? TOO_SMALL : interval([r.auc.ci.low, r.auc.ci.high], (v) => plain(v, 3)),
+    signed3(r.ic.mean),
+    plain(r.ic.t, 2),
+  ]);
+  const x = h.crossSectional;
+  const lines = [
+    '### ML formulations',
+    '',
+    table(['Formulation', 'Rows', 'n', 'Dates', 'AUC', 'CI', 'Mean IC', 't'], rows),
+    '',
+    `Cross-sectional: ${x.features.join(', ')} ranked among each date's rows; logistic regression (ridge ${x.l2}) refitted walk-forward on the rows ` +
+      `whose ${h.horizon}-day outcome was known ${x.embargo} trading days before the date scored, from ${x.minTrainDates} such dates on; ` +
+      `${count(x.scored)} rows on ${count(x.scoredDates)} dates scored${x.firstDate === null ? '' : ` from ${x.firstDate}`}, ${count(x.fits)} fits. ` +
+      `Last model's weights (per standard deviation of the ranked feature): ${weightsLine(x.lastWeights)}.`,
+  ];
+  if (choice.horizon === h.horizon) lines.push('', choice.reason);
+  return lines.join('\n');
+}
+
+function horizonSection(h: HorizonEvaluation, choice: MlChoice): string {
   return [
     `## ${h.horizon}-day forward excess return`,
     '',
@@ -176,6 +214,8 @@ function horizonSection(h: HorizonEvaluation): string {
     icSection(h.ic),
     '',
     aucSection(h),
+    '',
+    formulationSection(h, choice),
   ].join('\n');
 }
 
@@ -233,7 +273,7 @@ export function renderReport(evaluation: Evaluation, options: ReportOptions = {}
       `Hit rate: share of rows with a positive excess return. Intervals: ${level}, stationary block bootstrap over dates (${count(e.replicates)} replicates, seed ${e.seed}), ` +
       `blocks at least ${e.blockFactor === 1 ? 'as long as' : `${e.blockFactor} times`} the overlap of forward windows in dates; "${TOO_SMALL}" means fewer than ${e.minDates} dates (or no rows) support the figure.`,
   ];
-  const sections = [head.join('\n'), ...e.byHorizon.map(horizonSection)];
+  const sections = [head.join('\n'), ...e.byHorizon.map((h) => horizonSection(h, e.mlChoice))];
   if (e.patternTargets !== null) sections.push(patternSection(e.patternTargets));
   return `${sections.join('\n\n')}\n`;
 }

@@ -10,6 +10,7 @@ import { evaluate, type Evaluation, type HorizonEvaluation } from '../../../../s
 import type { GroupSummary } from '../../../../subgraphs/analysis/engine/evidence/summary.js';
 import { ForwardTable } from '../../../../subgraphs/analysis/engine/evidence/forward.js';
 import { buildRows } from '../../../../subgraphs/analysis/engine/evidence/rows.js';
+import { reversalUniverse } from './reversal-universe.js';
 import { nullUniverse, plantedUniverse } from './universe.js';
 
 function level(h: HorizonEvaluation, output: string, name: string): GroupSummary {
@@ -123,10 +124,16 @@ describe('evaluate on null universes (random walks, random labels)', () => {
             if (Math.abs(s.t) < 2) smallT++;
           }
         }
-        if (h.mlAuc.ci !== null) {
+        for (const f of h.mlFormulations.filter((r) => r.rows === 'own')) {
+          if (f.auc.ci === null) continue;
           aucIntervals++;
-          if (h.mlAuc.ci.low <= 0.5 && h.mlAuc.ci.high >= 0.5) aucCovering++;
+          if (f.auc.ci.low <= 0.5 && f.auc.ci.high >= 0.5) aucCovering++;
+          if (f.ic.t !== null) {
+            tStats++;
+            if (Math.abs(f.ic.t) < 2) smallT++;
+          }
         }
+        expect(h.mlFormulations[0].auc).toBe(h.mlAuc);
       }
       for (const r of e.patternTargets?.rows ?? []) count(r.difference.ci);
     }
@@ -144,6 +151,51 @@ describe('evaluate on null universes (random walks, random labels)', () => {
     expect(share).toBeLessThan(0.15);
     expect(smallT / tStats).toBeGreaterThan(0.85);
     expect(aucCovering / aucIntervals).toBeGreaterThan(0.8);
+  });
+});
+
+describe('evaluate: per-symbol and cross-sectional ML formulations', () => {
+  // A planted 1-month reversal; the stored per-symbol probabilities are random.
+  const u = reversalUniverse({ seed: 3, symbols: 40, days: 780, firstSnapshot: 260, step: 5, vol: 0.015, kappa: 0.3 });
+  const e = evaluate(u.rows, { bars: u.closes, calendar: u.calendar, seed: 1, replicates: 300 });
+
+  it('measures both side by side, on their own rows and on the rows both scored', () => {
+    for (const h of e.byHorizon) {
+      expect(h.mlFormulations.map((r) => `${r.formulation} ${r.rows}`)).toEqual(['per_symbol own', 'cross_sectional own', 'per_symbol common', 'cross_sectional common']);
+      const [perOwn, crossOwn, perCommon, crossCommon] = h.mlFormulations;
+      expect(perOwn.auc).toBe(h.mlAuc);
+      expect(perOwn.ic).toBe(h.ic.find((r) => r.score === 'ml_probability')?.ic);
+      expect(perCommon.auc.n).toBe(crossCommon.auc.n);
+      expect(crossCommon.auc.n).toBe(crossOwn.auc.n);
+      expect(crossOwn.auc.n).toBeLessThan(perOwn.auc.n);
+      expect(h.crossSectional).toMatchObject({ embargo: h.horizon, minTrainDates: 20, features: expect.arrayContaining(['reversal_1m', 'volume_trend']) });
+      console.log(
+        `formulations ${h.horizon} d: ${h.mlFormulations.map((r) => `${r.formulation}/${r.rows} AUC ${fmt(r.auc.auc)} [${fmt(r.auc.ci?.low)}, ${fmt(r.auc.ci?.high)}] IC ${fmt(r.ic.mean)} t ${fmt(r.ic.t)}`).join('; ')}`,
+      );
+    }
+    const h20 = at(e, 20);
+    expect(h20.mlFormulations[1].auc.ci?.low).toBeGreaterThan(0.5);
+    expect(h20.mlFormulations[1].ic.t).toBeGreaterThan(2);
+    expect(h20.mlFormulations[0].auc.ci?.low).toBeLessThan(0.5);
+  });
+
+  it('keeps the formulation whose 20-day AUC interval has the higher lower bound, and says so', () => {
+    const h20 = at(e, 20);
+    expect(e.mlChoice).toMatchObject({
+      horizon: 20,
+      kept: 'cross_sectional',
+      edge: true,
+      perSymbolLow: h20.mlFormulations[0].auc.ci?.low,
+      crossSectionalLow: h20.mlFormulations[1].auc.ci?.low,
+    });
+    expect(e.mlChoice.reason).toMatch(/^Kept: cross-sectional .*its interval lies above 0\.5\.$/);
+    // The same rows without the planted pull: neither has an edge; the per-symbol model stays unless the
+    // cross-sectional lower bound is higher.
+    const plain = evaluate(nullUniverse({ seed: 3, symbols: 40, days: 780, firstSnapshot: 260, step: 5, vol: 0.015 }).rows, { calendar: u.calendar, seed: 1, replicates: 300 });
+    const c = plain.mlChoice;
+    expect(c.kept).toBe((c.crossSectionalLow ?? -1) > (c.perSymbolLow ?? -1) ? 'cross_sectional' : 'per_symbol');
+    expect(c.edge).toBe(false);
+    expect(c.reason).toMatch(/no measured edge\.$/);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The Markdown report (subgraphs/analysis/engine/evidence/report.ts): number formats, the tables of an
- * evaluation with a planted edge (figures as evaluated, intervals as [low, high]), and "n too small" instead
- * of any figure the data cannot support.
+ * evaluation with a planted edge (figures as evaluated, intervals as [low, high]), the ML formulations side by
+ * side with the one kept, and "n too small" instead of any figure the data cannot support.
  */
 import { evaluate } from '../../../../subgraphs/analysis/engine/evidence/evaluate.js';
 import { count, distance, interval, percent, points, renderReport, share, TOO_SMALL } from '../../../../subgraphs/analysis/engine/evidence/report.js';
@@ -51,6 +51,22 @@ describe('renderReport', () => {
     expect(report).toContain('No rows: DOUBLE_TOP, DOUBLE_BOTTOM,');
     expect(report).not.toMatch(/\| DOUBLE_TOP \|/);
     expect(report).not.toMatch(/NaN|undefined|Infinity|null/);
+  });
+
+  it('puts the ML formulations side by side and states which is kept, under the 20-day section only', () => {
+    const h = e.byHorizon[0];
+    const cross = h.mlFormulations[1];
+    const ci = cross.auc.ci as { low: number; high: number };
+    expect(report).toContain('### ML formulations');
+    expect(report).toContain('| Formulation | Rows | n | Dates | AUC | CI | Mean IC | t |');
+    expect(report).toContain(
+      `| cross-sectional (ranked per date) | its own | ${count(cross.auc.n)} | ${cross.auc.dates} | ${(cross.auc.auc as number).toFixed(3)} | [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}] |`,
+    );
+    expect(report).toMatch(/\| per-symbol \(stored ml_probability\) \| both scored \| [\d,]+ \| \d+ \| 0\.\d{3} \| \[0\.\d{3}, 0\.\d{3}\] \| [+-]?\d\.\d{3} \| -?\d+\.\d\d \|/);
+    expect(report).toContain('logistic regression (ridge 10) refitted walk-forward on the rows whose 20-day outcome was known 20 trading days before the date scored');
+    const kept = report.split('\n').filter((line) => line.startsWith('Kept: '));
+    expect(kept).toEqual([e.mlChoice.reason]);
+    expect(report.indexOf(e.mlChoice.reason)).toBeLessThan(report.indexOf('## 60-day forward excess return'));
   });
 
   it('says "n too small" wherever the statistics are null, never printing invented numbers', () => {
