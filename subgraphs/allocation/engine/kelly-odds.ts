@@ -26,8 +26,12 @@
  *    first is modelled as logit p = alpha + beta x logit(p0), fitted by weighted maximum likelihood with a
  *    Gaussian (ridge) prior of strength PRIOR_STRENGTH on (alpha, beta):
  *    - pooled over every state, toward the no-edge reference (alpha 0, beta 1: p = p0);
- *    - per state with at least MIN_STATE_WINDOWS windows, toward the pooled fit (so a state with little
- *      history says what the pool says, and the pool with little history says "no edge").
+ *    - per state with at least MIN_STATE_WINDOWS windows, also toward the no-edge reference; a state with
+ *      fewer uses the pooled fit (its note says so).
+ *    Why each state is shrunk toward "no edge" rather than toward the pool: the pool holds the other
+ *    states' edges, and shrinking toward it hands them to a state whose own history shows none (a state
+ *    hit exactly at p0 next to one hit far above it would get a positive f*). A state's edge must come
+ *    from its own trades.
  *    Why not isotonic regression on p0: a step function is constant within a block while p0 varies, so
  *    every candidate at the low end of a block would get p > p0, a false edge that Kelly sizes; and a
  *    scalar base-rate prior pulls long shots (small p0) up toward the average hit rate, again a false edge.
@@ -324,7 +328,7 @@ function buildTable(
   for (const label of [...groups.keys()].sort()) {
     const g = groups.get(label) as Group;
     const fitted = pooled !== null && pooled.windows >= MIN_POOLED_WINDOWS && g.windows >= MIN_STATE_WINDOWS;
-    states[label] = fitted ? { ...fitGroup(g, [pooled.alpha, pooled.beta], PRIOR_STRENGTH), fitted } : { ...summaryOf(g), fitted };
+    states[label] = fitted ? { ...fitGroup(g, NO_EDGE, PRIOR_STRENGTH), fitted } : { ...summaryOf(g), fitted };
   }
   const p: number[] = [];
   const y: number[] = [];

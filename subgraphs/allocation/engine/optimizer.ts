@@ -416,7 +416,9 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         }
         let f = kellyFraction(c, rewardMultiplier);
         if (half) f /= 2;
-        if (!(f > 0)) {
+        // p at or below the no-edge p0 is no edge, also when b's rounding would leave f* a hair above 0.
+        const p0 = c.kelly_odds?.p0;
+        if (!(f > 0) || (rewardMultiplier <= 1 && typeof p0 === 'number' && c.win_probability <= p0)) {
           negativeEdge++;
           continue;
         }
