@@ -13,7 +13,9 @@
  *                                        --symbols: only those equities, the universe still the context)
  *   evaluate [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--horizons 20,60] [--seed N] [--out FILE]
  *                                        evaluate the stored snapshots against what followed them; print
- *                                        the Markdown report (or write it to FILE) and store the evaluation
+ *                                        the Markdown report (or write it to FILE, with SVG plots beside
+ *                                        it: FILE's name-*.svg, linked from its Plots section) and store
+ *                                        the evaluation
  *   token [--sub ID] [--audience analysis|allocation|search|AUD[,...]] [--ttl 1h]
  *                                        mint a development token: HS256 partner access token, or
  *                                        with `search` an ES256 ID token (development identity key)
@@ -30,6 +32,10 @@ import { runAnalysis, type PipelinePhase, type Sampling } from '../subgraphs/ana
 import { AppError } from '../subgraphs/platform/errors.js';
 import { checkHorizons } from '../subgraphs/analysis/engine/evidence/forward.js';
 import { runEvaluation } from '../subgraphs/analysis/evidence-run.js';
+import type { Evaluation } from '../subgraphs/analysis/engine/evidence/evaluate.js';
+import { evaluationPlotSpecs, plotsSection, reliabilityFromRows, renderPlots } from '../subgraphs/analysis/engine/evidence/plots.js';
+import type { EvaluationRow } from '../subgraphs/analysis/engine/evidence/rows.js';
+import type { EvidenceRunRecord } from '../subgraphs/analysis/store.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
@@ -153,6 +159,25 @@ function outArg(value: string): string {
   return value;
 }
 
+/**
+ * Writes the evaluation's charts beside the report, named after it (report.md: report-excess-stage-20d.svg,
+ * ...), then the report with a Plots section linking them by relative path. Any failed write throws (the
+ * evaluation is then not recorded). Returns the number of charts.
+ */
+async function writeReportWithPlots(file: string, report: string, evaluation: Evaluation, rows: readonly EvaluationRow[] | undefined): Promise<number> {
+  const reliability = rows === undefined ? [] : reliabilityFromRows(rows);
+  const plots = await renderPlots(evaluationPlotSpecs(evaluation, reliability));
+  const { dir, name } = path.parse(file);
+  const links = plots.map((p) => ({ title: p.title, path: `${name}-${p.name}.svg` }));
+  plots.forEach((p, k) => fs.writeFileSync(path.join(dir, links[k].path), p.svg));
+  const notes =
+    rows === undefined
+      ? ['No reliability diagrams: this evaluation did not pass its rows to the report writer.']
+      : reliability.filter((s) => s.metrics.n === 0).map((s) => `No reliability diagram of the ${s.title}: no row with both it and a known ${s.horizon}-day outcome.`);
+  fs.writeFileSync(file, `${report}\n${plotsSection(links, notes)}`);
+  return plots.length;
+}
+
 /** A request the store cannot serve as asked (an empty range, an unknown symbol) is a usage error. */
 async function asUsage<T>(work: Promise<T>): Promise<T> {
   try {
@@ -221,11 +246,19 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       const seed = int(values.seed, 'seed', 0);
       if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be a safe integer');
       const out = values.out === undefined ? undefined : outArg(values.out);
-      const deliver = out === undefined ? undefined : (report: string) => fs.writeFileSync(out, report);
+      let plots = 0;
+      // runEvaluation records the Evaluation it rendered (the record types it `unknown`, its stored JSON form);
+      // the rows, when the run hands them over, give the reliability diagrams.
+      const deliver =
+        out === undefined
+          ? undefined
+          : async (report: string, run: EvidenceRunRecord, rows?: readonly EvaluationRow[]) => {
+              plots = await writeReportWithPlots(out, report, run.evaluation as Evaluation, rows);
+            };
       const result = await withDb(config, (db) => runEvaluation(db, { from, to, horizons, seed, deliver }));
       if (out === undefined) process.stdout.write(result.report);
       const r = result.run;
-      const where = out === undefined ? '' : `Wrote the report to ${out}. `;
+      const where = out === undefined ? '' : `Wrote the report to ${out} and ${plots} SVG plots beside it. `;
       (out === undefined ? console.error : console.log)(
         `${where}Stored evaluation ${result.id}: ${r.snapshots} snapshots of ${r.symbols} symbols, ${r.fromDate}..${r.toDate}, pipeline ${r.pipelineVersion}, as of ${r.asOfDate}.`,
       );

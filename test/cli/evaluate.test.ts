@@ -2,7 +2,9 @@
  * `tradegraph evaluate` against a real on-disk PGlite store holding a small synthetic market analysed
  * weekly: it prints the Markdown report (stage, signal, IC and pattern-target sections), records one
  * evidence_runs row per run whose as-of date is the last snapshot date with a known 60-day outcome,
- * `--out` writes the same report, and bad arguments exit 2 while an empty store exits 1, recording nothing.
+ * `--out` writes the same report with SVG plots beside it (linked from its Plots section; a plot that cannot be
+ * written fails the run and records nothing), and bad arguments exit 2 while an empty store exits 1, recording
+ * nothing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { main } from '../../cli/tradegraph.js';
 import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
 import { latestEvidenceRun } from '../../subgraphs/analysis/store.js';
 import { captureCliOutput, equityCalendar, generateQuietly, scratchStore } from '../helpers/cli.js';
+import { checkWellFormed } from '../helpers/xml.js';
 
 const { config, dataDir, inStore } = scratchStore('tg-evaluate-');
 const cli = captureCliOutput({ stdout: true });
@@ -80,14 +83,39 @@ it('prints the report of the weekly snapshots and records one evaluation as of t
   expect(cli.err.join('\n')).toContain(`Stored evaluation ${stored?.id}`);
 });
 
-it('--out writes the same report, --from/--to/--horizons narrow the run, and each run records one row', async () => {
+const svgFiles = (): string[] => fs.readdirSync(dataDir).filter((f) => f.endsWith('.svg')).sort();
+
+/** The relative paths the report's Plots section links, in order. */
+function plotLinks(report: string): string[] {
+  const section = report.slice(report.indexOf('\n## Plots\n'));
+  return [...section.matchAll(/^- \[[^\]]+\]\(([^)]+)\)$/gm)].map((m) => m[1]);
+}
+
+it('--out writes the same report with a Plots section linking the SVG plots written beside it; --from/--to/--horizons narrow the run, and each run records one row', async () => {
   const file = path.join(dataDir, 'report.md');
+  expect(svgFiles()).toEqual([]);
   expect(await main(['evaluate', '--seed', '7', '--out', file], config)).toBe(0);
   expect(cli.stdout.join('')).toBe('');
-  expect(cli.out.join('\n')).toMatch(new RegExp(`Wrote the report to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\. Stored evaluation \\d+`));
+  expect(cli.out.join('\n')).toMatch(new RegExp(`Wrote the report to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} and \\d+ SVG plots beside it\\. Stored evaluation \\d+`));
   cli.stdout = [];
   expect(await main(['evaluate', '--seed', '7'], config)).toBe(0);
-  expect(fs.readFileSync(file, 'utf8')).toBe(cli.stdout.join(''));
+  const printed = cli.stdout.join('');
+  expect(printed).not.toContain('## Plots');
+  const written = fs.readFileSync(file, 'utf8');
+  expect(written.startsWith(`${printed}\n## Plots\n`)).toBe(true);
+  const names = ['stage', 'stage-strength', 'signal', 'enhanced-signal'];
+  const excess = [20, 60].flatMap((h) => names.map((n) => `report-excess-${n}-${h}d.svg`));
+  const links = plotLinks(written);
+  expect(links.slice(0, 8)).toEqual(excess);
+  expect(links.slice(8).every((l) => /^report-reliability-[a-z-]+\.svg$/.test(l))).toBe(true);
+  // Every linked file is beside the report, and the stdout run wrote none.
+  expect(svgFiles()).toEqual([...links].sort());
+  for (const link of links) {
+    const svg = fs.readFileSync(path.join(dataDir, link), 'utf8');
+    checkWellFormed(svg);
+    expect(svg).toContain(link.includes('-excess-') ? '>Mean forward excess return (%)</text>' : '>Mean predicted probability</text>');
+  }
+  expect(fs.readFileSync(path.join(dataDir, 'report-excess-stage-60d.svg'), 'utf8')).toMatch(/>STAGE 2 \(n [\d,]+\)<\/text>/);
   expect(await evidenceRows()).toBe(3);
 
   const [from, to] = [snapshotDates[20], snapshotDates[60]];
@@ -97,6 +125,20 @@ it('--out writes the same report, --from/--to/--horizons narrow the run, and eac
   const narrowed = fs.readFileSync(file, 'utf8');
   expect(narrowed).toContain('## 10-day forward excess return');
   expect(narrowed).not.toContain('## 60-day');
+  expect(plotLinks(narrowed).slice(0, 4)).toEqual(names.map((n) => `report-excess-${n}-10d.svg`));
+  for (const link of plotLinks(narrowed)) expect(fs.existsSync(path.join(dataDir, link))).toBe(true);
+});
+
+it('a plot that cannot be written fails the run: exit 1, no report written, nothing recorded', async () => {
+  const before = await evidenceRows();
+  const file = path.join(dataDir, 'blocked.md');
+  // A directory where a plot file goes.
+  fs.mkdirSync(path.join(dataDir, 'blocked-excess-signal-20d.svg'));
+  cli.err = [];
+  expect(await main(['evaluate', '--out', file], config)).toBe(1);
+  expect(cli.err.join('\n')).toMatch(/Failed: .*blocked-excess-signal-20d\.svg/);
+  expect(fs.existsSync(file)).toBe(false);
+  expect(await evidenceRows()).toBe(before);
 });
 
 it('bad arguments exit 2 with a clear message, and record nothing', async () => {
