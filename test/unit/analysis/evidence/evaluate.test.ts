@@ -179,7 +179,7 @@ describe('evaluate: per-symbol and cross-sectional ML formulations', () => {
     expect(h20.mlFormulations[0].auc.ci?.low).toBeLessThan(0.5);
   });
 
-  it('keeps the formulation whose 20-day AUC interval has the higher lower bound, and says so', () => {
+  it('keeps the cross-sectional model when its 20-day AUC lower bound is higher on its own and on the common rows, and says so', () => {
     const h20 = at(e, 20);
     expect(e.mlChoice).toMatchObject({
       horizon: 20,
@@ -187,13 +187,16 @@ describe('evaluate: per-symbol and cross-sectional ML formulations', () => {
       edge: true,
       perSymbolLow: h20.mlFormulations[0].auc.ci?.low,
       crossSectionalLow: h20.mlFormulations[1].auc.ci?.low,
+      perSymbolCommonLow: h20.mlFormulations[2].auc.ci?.low,
+      crossSectionalCommonLow: h20.mlFormulations[3].auc.ci?.low,
     });
     expect(e.mlChoice.reason).toMatch(/^Kept: cross-sectional .*its interval lies above 0\.5\.$/);
     // The same rows without the planted pull: neither has an edge; the per-symbol model stays unless the
     // cross-sectional lower bound is higher.
     const plain = evaluate(nullUniverse({ seed: 3, symbols: 40, days: 780, firstSnapshot: 260, step: 5, vol: 0.015 }).rows, { calendar: u.calendar, seed: 1, replicates: 300 });
     const c = plain.mlChoice;
-    expect(c.kept).toBe((c.crossSectionalLow ?? -1) > (c.perSymbolLow ?? -1) ? 'cross_sectional' : 'per_symbol');
+    const higher = (c.crossSectionalLow ?? -1) > (c.perSymbolLow ?? -1) && (c.crossSectionalCommonLow ?? -1) > (c.perSymbolCommonLow ?? -1);
+    expect(c.kept).toBe(higher ? 'cross_sectional' : 'per_symbol');
     expect(c.edge).toBe(false);
     expect(c.reason).toMatch(/no measured edge\.$/);
   });
