@@ -29,7 +29,8 @@ export async function loadEquities(db: Queryable): Promise<StoreUniverse> {
 
 /**
  * `reduce` of every stored document of `version` on `dates` whose symbol is in `universe`, in (date, symbol)
- * order, reading DATES_PER_READ dates per query.
+ * order, reading DATES_PER_READ dates per query with `read` (default the whole documents; a reader of some
+ * of their keys, e.g. store.snapshotOutputPartsOn, makes a long history much cheaper to read).
  */
 export async function readDocuments<T>(
   db: Queryable,
@@ -37,10 +38,11 @@ export async function readDocuments<T>(
   version: string,
   universe: ReadonlySet<string>,
   reduce: (doc: AnalysisDocument) => T,
+  read: typeof store.snapshotDocsOn = store.snapshotDocsOn,
 ): Promise<T[]> {
   const out: T[] = [];
   for (let k = 0; k < dates.length; k += DATES_PER_READ) {
-    for (const { symbol, docText } of await store.snapshotDocsOn(db, dates.slice(k, k + DATES_PER_READ), version)) {
+    for (const { symbol, docText } of await read(db, dates.slice(k, k + DATES_PER_READ), version)) {
       if (universe.has(symbol)) out.push(reduce(JSON.parse(docText) as AnalysisDocument));
     }
   }

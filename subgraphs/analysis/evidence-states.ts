@@ -66,16 +66,17 @@ export async function refreshEvidenceTables(db: Db, options: RefreshOptions = {}
   const counts = await store.snapshotDateCounts(db, {});
   const snapshotDates = [...new Set(counts.filter((c) => c.pipelineVersion === version).map((c) => c.date))];
   if (snapshotDates.length === 0) return { computed: [], skipped: 0 };
-  const u = await loadEquities(db);
-  const asOf = evidenceAsOfDates(u.calendar, firstKnownOutcome(u.calendar, snapshotDates));
+  const calendar = await store.equityBarDates(db);
+  const asOf = evidenceAsOfDates(calendar, firstKnownOutcome(calendar, snapshotDates));
   const stored = new Set(await store.evidenceTableDates(db, version));
   const missing = asOf.filter((a) => !stored.has(a));
   if (missing.length === 0) return { computed: [], skipped: asOf.length };
+  const u = await loadEquities(db);
 
   const last = missing[missing.length - 1];
   const dates = snapshotDates.filter((d) => d <= last);
   const symbols = new Set(u.equities.map((e) => e.symbol));
-  const outputs = await readDocuments(db, dates, version, symbols, stateOutputs);
+  const outputs = await readDocuments(db, dates, version, symbols, stateOutputs, store.snapshotOutputPartsOn);
   const forward = new ForwardTable(u.equities, dates, { horizons: HORIZONS, calendar: u.calendar });
   const rows: StateRow[] = outputs.map((o) => ({ ...o, forwardExcess: forward.excessByHorizon(o.symbol, o.date) }));
   const sweep = asOf.filter((a) => a <= last);

@@ -449,6 +449,37 @@ export async function snapshotDocsOn(db: Queryable, dates: readonly string[], pi
   return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
 }
 
+/**
+ * The parts of the documents of one pipeline version on the given dates that the evidence tables read
+ * (engine/evidence/rows.ts outputs and the best pattern), as JSON text of a document with only those keys
+ * (indicators and stage_detail reduced to their sata_score), in (date, symbol) order. A fraction of the
+ * whole document, so a history of tens of thousands of snapshots is read in seconds.
+ */
+export async function snapshotOutputPartsOn(db: Queryable, dates: readonly string[], pipelineVersion: string): Promise<Array<{ symbol: string; docText: string }>> {
+  if (dates.length === 0) return [];
+  const keys = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
+  const rows = await db.query<{ symbol: string; doc: string }>(
+    // One pass over each document's top-level keys (every doc->'key' would read the stored document again).
+    `SELECT symbol,
+            (SELECT jsonb_object_agg(key, CASE WHEN key IN ('indicators', 'stage_detail') THEN jsonb_build_object('sata_score', value -> 'sata_score') ELSE value END)
+               FROM jsonb_each(doc) WHERE key = ANY($3::text[]))::text AS doc
+       FROM analysis_snapshots
+      WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
+      ORDER BY analysis_date, symbol`,
+    [[...dates], pipelineVersion, [...keys, 'indicators', 'stage_detail']],
+  );
+  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
+}
+
+/** The dates with a bar of some equity (the pipeline's calendar), ascending. */
+export async function equityBarDates(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ date: string }>(
+    `SELECT DISTINCT b.date::text AS date FROM bars b JOIN securities s ON s.symbol = b.symbol
+      WHERE s.asset_type = 'EQUITY' ORDER BY 1`,
+  );
+  return rows.map((r) => r.date);
+}
+
 /** One evaluation to record (see migrations.ts, evidence_runs). */
 export interface EvidenceRunRecord {
   pipelineVersion: string;
