@@ -10,6 +10,7 @@ import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { latestSnapshot } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis } from '../helpers/analysis.js';
+import { storeEdgeOdds } from '../helpers/kelly-odds.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { graphql, request, type JsonResponse } from '../helpers/http.js';
@@ -30,6 +31,7 @@ beforeAll(async () => {
   platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway'], { db: store.db });
   const equities = await store.db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol");
   await seedAnalysis(store.db, { symbols: equities.map((r) => r.symbol), days: 1 });
+  await storeEdgeOdds(store.db); // Kelly sizes only from measured odds (test/helpers/kelly-odds.ts)
   const mint = (subject: string, audience: string | string[]) => mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience, subject });
   token = await mint('partner-1', config.auth.audiences.allocation);
   otherToken = await mint('partner-2', config.auth.audiences.allocation);

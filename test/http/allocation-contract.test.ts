@@ -12,6 +12,7 @@ import { AllocationService, DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocatio
 import { latestSnapshot, upsertSnapshots } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
+import { storeEdgeOdds } from '../helpers/kelly-odds.js';
 import { checkResponse, fetchOpenApi, templateFor, type OpenApiDocument } from '../helpers/openapi.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
@@ -104,6 +105,7 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
     openapi = await fetchOpenApi(platform.urls.allocation as string);
     const equities = await store.db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol");
     seed = await seedAnalysis(store.db, { symbols: equities.map((r) => r.symbol), days: 1 });
+    await storeEdgeOdds(store.db); // Kelly sizes only from measured odds (test/helpers/kelly-odds.ts)
     token = await mint();
     otherToken = await mint({ subject: 'partner-2' });
   });

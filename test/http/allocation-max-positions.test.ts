@@ -14,6 +14,7 @@
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis } from '../helpers/analysis.js';
+import { storeEdgeOdds } from '../helpers/kelly-odds.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
@@ -83,6 +84,7 @@ describe.each(BACKENDS)('max_positions in a rebalance through the REST route on 
     const equities = await store.db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol");
     const seeded = await seedAnalysis(store.db, { symbols: [...equities.map((r) => r.symbol), ...EXTRA_SYMBOLS], days: 1 });
     symbols = seeded.symbols;
+    await storeEdgeOdds(store.db); // Kelly sizes only from measured odds (test/helpers/kelly-odds.ts)
     token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'partner-1' });
   });
   afterAll(async () => {
