@@ -3,17 +3,20 @@
  *
  *   GET /api/v1/results/analysis/{symbol}[?date=YYYY-MM-DD]   partners (Bearer token); latest or that date
  *   GET /api/v1/demo/results/analysis/{symbol}                no token; the demo symbol only, latest, public subset
+ *   GET /api/v1/analysis/evidence[?date=YYYY-MM-DD]           partners; the whole as-of evidence table a snapshot
+ *                                                             dated `date` uses (the latest table without a date)
  *
- * Both answer the spec's AnalysisResultResponse envelope:
+ * All answer the spec's AnalysisResultResponse envelope (the evidence route with a table as `result`):
  *   200  {"success": true, "timestamp": "<server time, ISO 8601>", "result": {...}, "error": null}
  *   4xx/5xx  the platform error shape plus the envelope's fields:
  *        {"success": false, "timestamp": "...", "result": null, "error": "<message>", "code": "...",
  *         "trace_id": "...", "details": [...]}
  *
- * The routes are thin: they authenticate (partner route only), pass the raw path and query values to
- * AnalysisService (which normalises, validates and applies every access rule) and wrap its answer.
- * The stored document arrives as JSON text and is spliced into the envelope string as it is: a read
- * never parses or re-serialises a document.
+ * The routes are thin: they authenticate (partner routes only), pass the raw path and query values to
+ * AnalysisService (which normalises, validates, presents and applies every access rule) and wrap its
+ * answer. The presented document (the stored one with its `evidence`, `calibration` and calibrated
+ * probabilities, engine/evidence/present.ts) arrives as JSON text and is spliced into the envelope
+ * string as it is.
  *
  * Query string: only `date` means anything (on the partner route); other parameters are ignored. A
  * `date` given twice is refused by the route schema (400 VALIDATION_FAILED). The demo route ignores its
@@ -28,6 +31,7 @@ import type { AnalysisService } from '../subgraphs/analysis/service.js';
 
 const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
 const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
+const EVIDENCE_PATH = '/api/v1/analysis/evidence';
 
 export interface AnalysisRoutesOptions {
   analysis: AnalysisService;
@@ -102,6 +106,28 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     async (request, reply) => {
       const principal = await authenticate(request);
       return send(reply, await analysis.partnerResultText(principal, request.params.symbol, request.query.date));
+    },
+  );
+
+  app.get<{ Querystring: { date?: string } }>(
+    EVIDENCE_PATH,
+    {
+      schema: {
+        summary: 'The as-of evidence table a snapshot dated `date` uses: per-state records and probability calibrations with out-of-sample metrics (DESIGN section 8)',
+        description:
+          "The table measured with outcomes known by its as_of date, a month's last trading day: the greatest as_of <= `date` (the table a snapshot of that date is presented with), or the latest table without `date`. 404 NOT_FOUND when no table is measured on or before the date.",
+        tags: ['analysis'],
+        security: [{ bearer: [] }],
+        querystring: {
+          type: 'object',
+          properties: { date: { type: 'string', description: 'Calendar date YYYY-MM-DD; omitted: the latest table' } },
+        },
+        response: { 200: { $ref: 'EvidenceTableResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const principal = await authenticate(request);
+      return send(reply, await analysis.evidenceTableText(principal, request.query.date));
     },
   );
 

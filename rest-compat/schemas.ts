@@ -19,7 +19,12 @@ export const patternEntrySchema = {
     status: { ...nullable('string'), description: 'forming, active, completed or failed' },
     start_date: { ...nullable('string'), description: 'ISO date of pattern start' },
     end_date: { ...nullable('string'), description: 'ISO date of pattern end' },
-    confidence: { ...nullable('number'), description: 'detector confidence, 0..1' },
+    confidence: {
+      ...nullable('number'),
+      description:
+        "calibrated chance, 0..1, that the pattern reaches its target before its invalidation level (the pattern_target calibrator of the snapshot's as-of evidence table applied to the detector's confidence); null when not measured (see calibration.pattern_target.reason)",
+    },
+    raw_confidence: { ...nullable('number'), description: "the detector's own confidence, 0..1, as stored (before calibration)" },
     price_target: { ...nullable('number'), description: 'pattern-implied price level (measured move)' },
   },
   additionalProperties: true,
@@ -27,6 +32,218 @@ export const patternEntrySchema = {
 
 const patternRef = { $ref: 'PatternEntry#' };
 const patternSignal = { ...nullable('object'), description: 'PatternSignalModel: direction, net_confidence, bullish_confidence, bearish_confidence' };
+
+// ---------------------------------------------------------------------------------------------------------
+// Evidence and calibration (DESIGN section 8 "evidence", "probabilities"; engine/evidence/present.ts and
+// state-evidence.ts). Every figure is measured on the store's own universe with outcomes known by the
+// table's as-of date: a snapshot dated D uses the table with the greatest as_of <= D (no look-ahead).
+// ---------------------------------------------------------------------------------------------------------
+
+const interval = {
+  type: ['array', 'null'],
+  items: { type: 'number' },
+  minItems: 2,
+  maxItems: 2,
+  description: '95% interval [low, high] (block bootstrap over dates); null with too few outcomes',
+} as const;
+
+const estimate = (what: string) =>
+  ({
+    type: 'object',
+    required: ['value', 'ci'],
+    properties: { value: { ...nullable('number'), description: `${what}; null with too few outcomes (n still says how many there were)` }, ci: interval },
+    additionalProperties: true,
+  }) as const;
+
+const universeSchema = {
+  ...nullable('object'),
+  required: ['symbols', 'first_date', 'last_date', 'benchmark'],
+  description: "the universe the evidence was measured on: the store's equities, their first and last bar dates, and the benchmark of excess returns",
+  properties: {
+    symbols: { type: 'integer', minimum: 0 },
+    first_date: { type: 'string', description: 'YYYY-MM-DD' },
+    last_date: { type: 'string', description: 'YYYY-MM-DD' },
+    benchmark: { type: 'string', enum: ['equal-weight'], description: 'forward returns are in excess of the equal-weight universe' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** One state's record (state-evidence.ts StateRecord). */
+const stateRecordProperties = {
+  n: { type: 'integer', minimum: 0, description: 'snapshots in this state whose 20-day outcome was known by as_of' },
+  dates: { type: 'integer', minimum: 0, description: 'distinct dates among them' },
+  hit_rate: { ...estimate('share with a 20-day return above the equal-weight universe, 0..1'), description: 'share with a positive 20-day excess return' },
+  mean_excess_20d: { ...estimate('mean forward 20-trading-day return in excess of the equal-weight universe (0.01 = 1%)'), description: 'mean forward 20-day excess return' },
+  mean_excess_60d: { ...estimate('same at 60 trading days (its own count of known outcomes may be smaller)'), description: 'mean forward 60-day excess return' },
+  target_first: {
+    type: 'object',
+    required: ['value', 'ci', 'n', 'placebo'],
+    description:
+      'best_pattern only: share of trades whose target came before the stop within the pattern window (timeouts count as misses), with n trades, its interval and the placebo share (the same distances from random earlier days of the same symbol)',
+    properties: { value: nullable('number'), ci: interval, n: { type: 'integer', minimum: 0 }, placebo: nullable('number') },
+    additionalProperties: true,
+  },
+} as const;
+
+const stateEntry = (output: string) => ({
+  oneOf: [
+    {
+      type: 'object',
+      required: ['state', 'n', 'dates', 'hit_rate', 'mean_excess_20d', 'mean_excess_60d'],
+      properties: { state: { type: 'string', description: `the snapshot's ${output} label` }, ...stateRecordProperties },
+      additionalProperties: true,
+    },
+    { type: 'null' },
+  ],
+  description: `what followed past snapshots in the same ${output} state (n 0 and null figures when the table has none); null when the snapshot has no ${output}`,
+});
+
+/** `evidence` of a presented snapshot. */
+export const snapshotEvidenceSchema = {
+  $id: 'SnapshotEvidence',
+  type: 'object',
+  required: ['as_of', 'status', 'reason', 'pipeline_version', 'universe', 'stage', 'signal', 'sata_bucket', 'best_pattern'],
+  description:
+    "The snapshot's own states with their measured out-of-sample record: for its stage (with strength), rules signal, sata_score bucket and best pattern type, what followed earlier snapshots in the same state. Measured on the store's universe with outcomes known by as_of, the last month-end table on or before the analysis date (no look-ahead: later bars never change it).",
+  properties: {
+    as_of: { ...nullable('string'), description: 'YYYY-MM-DD of the evidence table used (greatest as-of <= analysis_date); null without one' },
+    status: { type: 'string', enum: ['measured', 'not_measured'] },
+    reason: { ...nullable('string'), description: 'why nothing is measured; null when measured' },
+    pipeline_version: { ...nullable('string'), description: 'pipeline version of the snapshots the table was measured on' },
+    universe: universeSchema,
+    stage: stateEntry("stage (e.g. 'STAGE 2 STRONG')"),
+    signal: stateEntry("rules signal ('BUY', 'SELL', 'HOLD')"),
+    sata_bucket: stateEntry("sata_score bucket ('0-3', '4-6', '7-10')"),
+    best_pattern: stateEntry('best pattern type'),
+  },
+  additionalProperties: true,
+} as const;
+
+const presentedProbability = (what: string) => ({
+  type: 'object',
+  required: ['raw', 'probability', 'event', 'method', 'n', 'brier', 'ece', 'reason'],
+  description: what,
+  properties: {
+    raw: { ...nullable('number'), description: 'the stored (uncalibrated) value' },
+    probability: { ...nullable('number'), description: 'the calibrated probability of the event, 0..1; null when not measured' },
+    event: { ...nullable('string'), description: 'what the probability is the chance of' },
+    method: { type: ['string', 'null'], enum: ['isotonic', 'platt', null], description: 'calibration method (shrunk toward the base rate when n is small)' },
+    n: { type: 'integer', minimum: 0, description: 'outcomes known by as_of the calibrator was fitted on' },
+    brier: { ...nullable('number'), description: 'out-of-sample Brier score (walk-forward: each month scored by the previous table)' },
+    ece: { ...nullable('number'), description: 'out-of-sample expected calibration error, ten equal-width bins' },
+    reason: { ...nullable('string'), description: 'why probability is null; null when it is given' },
+  },
+  additionalProperties: true,
+});
+
+/** `calibration` of a presented snapshot. */
+export const snapshotCalibrationSchema = {
+  $id: 'SnapshotCalibration',
+  type: 'object',
+  required: ['as_of', 'confidence', 'ml_probability_up', 'pattern_target'],
+  description:
+    'Each probability the snapshot shows, raw and calibrated walk-forward on outcomes known by as_of (the same table as evidence). The calibrated values replace the stored ones in place (confidence, ml_signal.probability_up, every pattern confidence); the stored ones are kept here in raw and in each pattern entry\'s raw_confidence.',
+  properties: {
+    as_of: { ...nullable('string'), description: 'YYYY-MM-DD of the table the calibrators come from; null without one' },
+    confidence: presentedProbability("the rules confidence, calibrated by the calibrator of the snapshot's rules signal (BUY: beats the universe over 20 days; SELL: trails it; HOLD: stays in the quieter half)"),
+    ml_probability_up: presentedProbability('ml_signal.probability_up: the chance the 20-day return beats the equal-weight universe'),
+    pattern_target: presentedProbability("the best pattern's confidence: the chance its target comes before its invalidation level"),
+  },
+  additionalProperties: true,
+} as const;
+
+const reliabilityRow = {
+  type: 'object',
+  required: ['low', 'high', 'n', 'meanPredicted', 'observedRate', 'observedLow', 'observedHigh'],
+  description: 'one decile bin of calibrated probabilities: its range, rows, mean predicted and observed rate with the Wilson 95% interval (null when empty)',
+  properties: {
+    low: nullable('number'),
+    high: nullable('number'),
+    n: { type: 'integer', minimum: 0 },
+    meanPredicted: nullable('number'),
+    observedRate: nullable('number'),
+    observedLow: nullable('number'),
+    observedHigh: nullable('number'),
+  },
+  additionalProperties: true,
+} as const;
+
+const probabilityCalibration = {
+  type: 'object',
+  required: ['event', 'n', 'base_rate', 'method', 'calibrator', 'metrics'],
+  properties: {
+    event: { type: 'string', description: 'what the probability is the chance of' },
+    n: { type: 'integer', minimum: 0, description: 'outcomes known by as_of the calibrator was fitted on' },
+    base_rate: { ...nullable('number'), description: 'share of those outcomes that happened' },
+    method: { type: ['string', 'null'], enum: ['isotonic', 'platt', null] },
+    calibrator: { ...nullable('object'), description: 'the fitted map (isotonic blocks or Platt a, b); null below 200 outcomes' },
+    metrics: {
+      ...nullable('object'),
+      required: ['n', 'brier', 'ece', 'reliability'],
+      description: 'out-of-sample (walk-forward: each month scored by the calibrator of the month before): Brier score, expected calibration error and the reliability table per decile; null without scored rows',
+      properties: { n: { type: 'integer', minimum: 0 }, brier: { type: 'number' }, ece: { type: 'number' }, reliability: { type: 'array', items: reliabilityRow } },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+const stateTable = (output: string) => ({
+  type: 'object',
+  description: `records by ${output} label`,
+  additionalProperties: { type: 'object', required: ['n', 'dates', 'hit_rate', 'mean_excess_20d', 'mean_excess_60d'], properties: stateRecordProperties, additionalProperties: true },
+});
+
+/** A whole as-of evidence table (state-evidence.ts EvidenceTable). */
+export const evidenceTableSchema = {
+  $id: 'EvidenceTable',
+  type: 'object',
+  required: ['as_of', 'pipeline_version', 'universe', 'states', 'probabilities'],
+  description:
+    "The evidence measured with outcomes known by as_of (a month's last trading day): per state, what followed past snapshots in it, and per probability its walk-forward calibrator and out-of-sample metrics. Never changes once computed.",
+  properties: {
+    as_of: { type: 'string', description: 'YYYY-MM-DD' },
+    pipeline_version: { type: 'string' },
+    universe: { ...universeSchema, type: 'object' },
+    states: {
+      type: 'object',
+      required: ['stage', 'signal', 'sata_bucket', 'best_pattern'],
+      properties: { stage: stateTable('stage'), signal: stateTable('rules signal'), sata_bucket: stateTable('sata_score bucket'), best_pattern: stateTable('best pattern type') },
+      additionalProperties: true,
+    },
+    probabilities: {
+      type: 'object',
+      required: ['confidence', 'ml_probability_up', 'pattern_target'],
+      properties: {
+        confidence: {
+          type: 'object',
+          required: ['BUY', 'SELL', 'HOLD'],
+          description: 'one calibrator per rules signal (the event differs by signal)',
+          properties: { BUY: probabilityCalibration, SELL: probabilityCalibration, HOLD: probabilityCalibration },
+          additionalProperties: true,
+        },
+        ml_probability_up: probabilityCalibration,
+        pattern_target: probabilityCalibration,
+      },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+/** The evidence route's envelope: the analysis envelope around a table. */
+export const evidenceEnvelopeSchema = {
+  $id: 'EvidenceTableResponse',
+  type: 'object',
+  required: ['success', 'timestamp', 'result', 'error'],
+  properties: {
+    success: { type: 'boolean' },
+    timestamp: { type: 'string', format: 'date-time', description: 'server time when the response was built' },
+    result: { $ref: 'EvidenceTable#' },
+    error: { type: 'null' },
+  },
+  additionalProperties: true,
+} as const;
 
 /** spec "AnalysisLatestResult" (presence varies by symbol; auth-only fields are omitted in demo responses). */
 export const analysisLatestResultSchema = {
@@ -50,14 +267,24 @@ export const analysisLatestResultSchema = {
     market_regime: { ...nullable('string'), description: 'bull, bear or sideways' },
     sector: nullable('string'),
     signal: { ...nullable(['string', 'object']), description: 'BUY, SELL or HOLD' },
-    confidence: { ...nullable('number'), description: '0..1' },
-    ml_signal: nullable(['string', 'object']),
+    confidence: {
+      ...nullable('number'),
+      description:
+        "calibrated chance, 0..1, that the rules signal is right (the as-of table's calibrator for the snapshot's signal applied to the rules confidence); null when not measured. The stored value is calibration.confidence.raw",
+    },
+    ml_signal: {
+      ...nullable(['string', 'object']),
+      description:
+        'model signal; probability_up is calibrated (null when not measured; stored value in calibration.ml_probability_up.raw) and confidence is |2 probability_up - 1| of it, the stored confidence kept in raw_confidence',
+    },
     enhanced_signal: nullable(['string', 'object']),
     analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD' },
     analysis_timestamp: nullable('string'),
     timestamp: nullable('string'),
     risk_parameters: { ...nullable('object'), description: 'authenticated responses only' },
     transition_probabilities: { ...nullable('object'), description: 'authenticated responses only' },
+    evidence: { $ref: 'SnapshotEvidence#' },
+    calibration: { $ref: 'SnapshotCalibration#' },
   },
   additionalProperties: true,
 } as const;
@@ -90,7 +317,16 @@ export const analysisErrorSchema = {
 } as const;
 
 /** The schemas the analysis origin registers (`$id`s its routes reference); `Error#` is the platform's. */
-export const ANALYSIS_SCHEMAS = [patternEntrySchema, analysisLatestResultSchema, analysisEnvelopeSchema, analysisErrorSchema];
+export const ANALYSIS_SCHEMAS = [
+  patternEntrySchema,
+  snapshotEvidenceSchema,
+  snapshotCalibrationSchema,
+  analysisLatestResultSchema,
+  analysisEnvelopeSchema,
+  evidenceTableSchema,
+  evidenceEnvelopeSchema,
+  analysisErrorSchema,
+];
 
 // ---------------------------------------------------------------------------------------------------------
 // Allocation (spec "Allocation service: PortfolioRequest", "Allocation service: PortfolioResponse")

@@ -8,10 +8,24 @@
  * Analysis snapshots (spec "Analysis service", DESIGN section 5):
  * - Partners (a verified partner access token) read any symbol: the latest stored document by default,
  *   or the snapshot of one calendar date (`date`, YYYY-MM-DD; malformed -> 400 VALIDATION_FAILED). They
- *   get the whole stored document: the spec's fields, the auth-only `risk_parameters` and
- *   `transition_probabilities`, and every extra key the pipeline stored.
+ *   get the whole presented document: the spec's fields, the auth-only `risk_parameters` and
+ *   `transition_probabilities`, every extra key the pipeline stored, and the snapshot's `evidence` and
+ *   `calibration`.
  * - Unauthenticated callers read the demo symbol only, always its latest snapshot (`date` is ignored,
- *   even when malformed), and only the public subset: exactly the PUBLIC_RESULT_KEYS the document has.
+ *   even when malformed), and only the public subset: exactly the PUBLIC_RESULT_KEYS the document has,
+ *   then `evidence` and `calibration` (PUBLIC_PRESENTED_KEYS).
+ *
+ * Presentation (engine/evidence/present.ts; DESIGN section 8 "evidence", "probabilities"). Every read of a
+ * snapshot, by any caller and on every route, is the stored document presented with the as-of evidence
+ * table its date uses (evidence-states.ts evidenceTableFor: the greatest as-of <= the analysis date):
+ * its state records in `evidence`, and every probability the document shows calibrated in place
+ * (`confidence`, `ml_signal.probability_up`, pattern confidences; null when not measured), the stored
+ * values kept in `calibration.<name>.raw` and each pattern entry's `raw_confidence`. The public subset
+ * is cut from the presented document, so a demo caller sees the calibrated (or null) `confidence`, and
+ * `calibration` holds raw values of public keys only. The stored document is never changed.
+ *
+ * Evidence tables (partners only): `evidenceTable(principal, date?)` is the whole table a snapshot
+ * dated `date` uses (the latest table without a date); none -> 404 NOT_FOUND.
  *   The REST demo route refuses any other symbol with 403 FORBIDDEN (the route itself serves one symbol,
  *   with or without a token); GraphQL refuses an anonymous caller's other symbols with 401
  *   UNAUTHENTICATED, as it does for their profiles (a token would make them readable).
@@ -25,6 +39,9 @@
  * pipeline stores a newer snapshot, unless the pipeline calls invalidateSnapshots() after writing (which
  * a process can only do for its own cache: other replicas catch up within the TTL). Concurrent misses
  * for a symbol share one query, and misses within one event-loop turn are fetched in one statement.
+ * A cached entry keeps the evidence table read with it and its presented forms (full and public, parsed
+ * and as text), so an evidence table stored later (tables are added after every evaluation) shows in the
+ * latest read once the entry expires, within the same TTL.
  * Dated (historical) reads are not cached: they never change once written. A security's profile
  * (name, sector) is kept for the same TTL: a frontend's security page asks for it on every view.
  */
@@ -35,7 +52,10 @@ import { isPartner, requirePartner, type Principal } from '../platform/principal
 import { page, pageSize, parseIsoDate, type Page } from '../platform/validation.js';
 
 export type { Page };
-import { PUBLIC_RESULT_KEYS } from './engine/document.js';
+import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from './engine/document.js';
+import { PRESENTATION_KEYS, presentSnapshot } from './engine/evidence/present.js';
+import type { EvidenceTable } from './engine/evidence/state-evidence.js';
+import { evidenceTableFor } from './evidence-states.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
 import type { RunModelSummary } from './pipeline.js';
@@ -177,11 +197,11 @@ export class AnalysisService {
       const date = parseIsoDate(rawDate, 'date');
       const stored = await store.snapshotOn(this.db, symbol, date);
       if (!stored) throw await this.notFound(symbol, date);
-      return stored.docText;
+      return JSON.stringify(await this.present(stored));
     }
     const entry = await this.latest.get(symbol);
     if (!entry) throw await this.notFound(symbol);
-    return entry.stored.docText;
+    return fullText(entry);
   }
 
   /** REST demo read (no token needed): the public subset of the demo symbol's latest snapshot, as JSON text. */
@@ -204,14 +224,14 @@ export class AnalysisService {
       // Unauthenticated: the demo symbol's latest snapshot, public subset; the date is ignored.
       if (symbol !== this.demoSymbol) requirePartner(principal, `the analysis of ${symbol}`);
       const entry = await this.latest.get(symbol);
-      return entry && view(entry.stored, 'public', parsed(entry), publicDoc(entry));
+      return entry && view(entry.stored, 'public', presented(entry), publicDoc(entry));
     }
     if (rawDate !== undefined && rawDate !== null) {
       const stored = await store.snapshotOn(this.db, symbol, parseIsoDate(rawDate, 'date'));
-      return stored && fullView(stored, JSON.parse(stored.docText) as JsonObject);
+      return stored && fullView(stored, await this.present(stored));
     }
     const entry = await this.latest.get(symbol);
-    return entry && fullView(entry.stored, parsed(entry));
+    return entry && fullView(entry.stored, presented(entry));
   }
 
   /** GraphQL history (partners only): full snapshots oldest first within [from, to], paginated by date. */
@@ -221,7 +241,44 @@ export class AnalysisService {
     const { limit, ...range } = datePage(options, SNAPSHOTS_PAGE);
     const { items, total } = await store.listSnapshots(this.db, symbol, { ...range, limit: limit + 1 });
     const result = page(items, limit, total, (s) => s.analysisDate);
-    return { ...result, items: result.items.map((s) => fullView(s, JSON.parse(s.docText) as JsonObject)) };
+    const tables = await evidenceTablesFor(this.db, result.items.map((s) => s.analysisDate));
+    return { ...result, items: result.items.map((s) => fullView(s, presentStored(s, tables.get(s.analysisDate) ?? null))) };
+  }
+
+  /**
+   * The whole as-of evidence table a snapshot dated `date` uses (the greatest as-of <= date), or the
+   * latest table without a date; null when none is stored. Partners only; 400 for a malformed date.
+   */
+  async evidenceTableOrNull(principal: Principal, rawDate?: string | null): Promise<EvidenceTable | null> {
+    return (await this.findEvidenceTable(principal, rawDate)).table;
+  }
+
+  /** evidenceTableOrNull(), with 404 NOT_FOUND (saying which tables are stored) instead of null. */
+  async evidenceTable(principal: Principal, rawDate?: string | null): Promise<EvidenceTable> {
+    const { table, date, dates } = await this.findEvidenceTable(principal, rawDate);
+    if (table) return table;
+    const stored = dates.length ? `the stored tables run from ${dates[0]} to ${dates[dates.length - 1]}` : 'no evidence table is stored yet (tradegraph evaluate computes them)';
+    throw new AppError('NOT_FOUND', date === undefined ? 'No evidence table is stored' : `No evidence table as of ${date}`, [
+      { field: 'date', message: date === undefined ? stored : `no table measured on or before ${date}; ${stored}` },
+    ]);
+  }
+
+  /** The REST form of evidenceTable(): the table as JSON text. */
+  async evidenceTableText(principal: Principal, rawDate?: string): Promise<string> {
+    return JSON.stringify(await this.evidenceTable(principal, rawDate));
+  }
+
+  private async findEvidenceTable(principal: Principal, rawDate?: string | null): Promise<{ table: EvidenceTable | null; date?: string; dates: string[] }> {
+    requirePartner(principal, 'the evidence tables');
+    const date = rawDate !== undefined && rawDate !== null ? parseIsoDate(rawDate, 'date') : undefined;
+    const dates = await store.evidenceTableDates(this.db, PIPELINE_VERSION);
+    const asOf = date === undefined ? dates[dates.length - 1] : [...dates].reverse().find((d) => d <= date);
+    return { table: asOf === undefined ? null : await evidenceTableFor(this.db, asOf), date, dates };
+  }
+
+  /** A stored snapshot presented with the evidence table of its date. */
+  private async present(stored: StoredSnapshot): Promise<JsonObject> {
+    return presentStored(stored, await evidenceTableFor(this.db, stored.analysisDate));
   }
 
   /**
@@ -265,25 +322,66 @@ export class AnalysisService {
 // Views and the public subset
 // ---------------------------------------------------------------------------------------------------------
 
-/** A cached latest snapshot; the parsed forms are made on first use and kept with the entry. */
+/**
+ * A cached latest snapshot with the evidence table of its date, read with it; the presented forms are
+ * made on first use and kept with the entry.
+ */
 interface LatestEntry {
   stored: StoredSnapshot;
-  parsed?: JsonObject;
+  table: EvidenceTable | null;
+  presented?: JsonObject;
+  text?: string;
   publicDoc?: JsonObject;
   publicText?: string;
 }
 
-const parsed = (entry: LatestEntry): JsonObject => (entry.parsed ??= JSON.parse(entry.stored.docText) as JsonObject);
+/** A stored snapshot presented with a table (present.ts). */
+const presentStored = (stored: StoredSnapshot, table: EvidenceTable | null): JsonObject => presentSnapshot(JSON.parse(stored.docText) as JsonObject, table);
 
-/** The public subset: exactly the PUBLIC_RESULT_KEYS present in the document, in that order. */
+const presented = (entry: LatestEntry): JsonObject => (entry.presented ??= presentStored(entry.stored, entry.table));
+const fullText = (entry: LatestEntry): string => (entry.text ??= JSON.stringify(presented(entry)));
+
+/** Keys of the public subset, in order: the spec's public keys, then the presentation's. */
+export const PUBLIC_PRESENTED_KEYS: readonly string[] = [...PUBLIC_RESULT_KEYS, ...PRESENTATION_KEYS];
+
+/** The public subset of a presented document: exactly the PUBLIC_PRESENTED_KEYS it has, in that order. */
 export function publicSubset(doc: JsonObject): JsonObject {
   const out: Record<string, unknown> = {};
-  for (const key of PUBLIC_RESULT_KEYS) if (Object.prototype.hasOwnProperty.call(doc, key)) out[key] = doc[key];
+  for (const key of PUBLIC_PRESENTED_KEYS) if (Object.prototype.hasOwnProperty.call(doc, key)) out[key] = doc[key];
   return out;
 }
 
-const publicDoc = (entry: LatestEntry): JsonObject => (entry.publicDoc ??= publicSubset(parsed(entry)));
+const publicDoc = (entry: LatestEntry): JsonObject => (entry.publicDoc ??= publicSubset(presented(entry)));
 const publicText = (entry: LatestEntry): string => (entry.publicText ??= JSON.stringify(publicDoc(entry)));
+
+/**
+ * The evidence table of each date (the greatest as-of <= it): one read of the stored as-of dates when
+ * there are several dates, then one (memoised) table per distinct as-of.
+ */
+async function evidenceTablesFor(db: Db, dates: readonly string[]): Promise<Map<string, EvidenceTable | null>> {
+  const distinct = [...new Set(dates)];
+  const out = new Map<string, EvidenceTable | null>();
+  if (distinct.length <= 1) {
+    for (const d of distinct) out.set(d, await evidenceTableFor(db, d));
+    return out;
+  }
+  const asOfs = await store.evidenceTableDates(db, PIPELINE_VERSION);
+  const asOfOf = (date: string): string | null => {
+    let found: string | null = null;
+    for (const a of asOfs) if (a <= date) found = a;
+    return found;
+  };
+  const tables = new Map<string, Promise<EvidenceTable | null>>();
+  for (const d of distinct) {
+    const a = asOfOf(d);
+    if (a !== null && !tables.has(a)) tables.set(a, evidenceTableFor(db, a));
+  }
+  for (const d of distinct) {
+    const a = asOfOf(d);
+    out.set(d, a === null ? null : await (tables.get(a) as Promise<EvidenceTable | null>));
+  }
+  return out;
+}
 
 function view(stored: StoredSnapshot, scope: SnapshotView['scope'], full: JsonObject, document: JsonObject): SnapshotView {
   const source = full.data_source;
@@ -389,9 +487,10 @@ class LatestSnapshotCache {
     try {
       const rows = symbols.length === 1 ? [await store.latestSnapshot(this.db, symbols[0])].filter((r) => r !== null) : await store.latestSnapshots(this.db, symbols);
       const bySymbol = new Map(rows.map((r) => [r.symbol, r]));
+      const tables = await evidenceTablesFor(this.db, rows.map((r) => r.analysisDate));
       for (const [symbol, waiters] of batch) {
         const stored = bySymbol.get(symbol);
-        const entry: LatestEntry | null = stored ? { stored } : null;
+        const entry: LatestEntry | null = stored ? { stored, table: tables.get(stored.analysisDate) ?? null } : null;
         for (const w of waiters) w.resolve(entry);
       }
     } catch (err) {

@@ -6,7 +6,10 @@
  * Expected values are the stored documents' own (read back through the store) and the REST answers.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
+import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
+import { presentSnapshot } from '../../subgraphs/analysis/engine/evidence/present.js';
+import { evidenceTableFor } from '../../subgraphs/analysis/evidence-states.js';
+import { PUBLIC_PRESENTED_KEYS } from '../../subgraphs/analysis/service.js';
 import { runAnalysis } from '../../subgraphs/analysis/pipeline.js';
 import { latestSnapshot, snapshotOn, upsertSecurities } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
@@ -41,12 +44,13 @@ const subgraph = () => `${platform.urls.analysis}/graphql`;
 const gateway = () => `${platform.urls.gateway}/graphql`;
 const withToken = () => ({ authorization: `Bearer ${token}` });
 
+/** The stored document as a read presents it (with the evidence table of its date; DESIGN section 8). */
 async function stored(symbol: string, date?: string): Promise<Doc> {
   const row = date ? await snapshotOn(store.db, symbol, date) : await latestSnapshot(store.db, symbol);
   if (!row) throw new Error(`no stored snapshot for ${symbol}`);
-  return JSON.parse(row.docText) as Doc;
+  return presentSnapshot(JSON.parse(row.docText) as Doc, await evidenceTableFor(store.db, row.analysisDate));
 }
-const publicSubset = (doc: Doc): Doc => Object.fromEntries(PUBLIC_RESULT_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
+const publicSubset = (doc: Doc): Doc => Object.fromEntries(PUBLIC_PRESENTED_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
 
 const SNAPSHOT_FIELDS = `
   symbol analysisDate analysisTimestamp producedAt pipelineVersion dataSource

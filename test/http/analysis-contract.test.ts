@@ -11,7 +11,10 @@ import type { FastifyInstance } from 'fastify';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { analysisServiceOf, buildAnalysisOrigin, memoizeVerifier } from '../../rest-compat/origins.js';
 import { AUTH_ONLY_RESULT_KEYS, PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
-import { AnalysisService } from '../../subgraphs/analysis/service.js';
+import { PRESENTATION_KEYS } from '../../subgraphs/analysis/engine/evidence/present.js';
+import { presentSnapshot } from '../../subgraphs/analysis/engine/evidence/present.js';
+import { evidenceTableFor } from '../../subgraphs/analysis/evidence-states.js';
+import { AnalysisService, PUBLIC_PRESENTED_KEYS } from '../../subgraphs/analysis/service.js';
 import {
   hasSnapshotsOn,
   latestRun,
@@ -47,7 +50,8 @@ interface Envelope {
 
 const RESULT = '/api/v1/results/analysis';
 const DEMO = '/api/v1/demo/results/analysis';
-const PUBLIC = new Set<string>(PUBLIC_RESULT_KEYS);
+// The public subset: the spec's public keys and the presentation's evidence and calibration (DESIGN section 8).
+const PUBLIC = new Set<string>(PUBLIC_PRESENTED_KEYS);
 const AUTH_ONLY = new Set<string>(AUTH_ONLY_RESULT_KEYS);
 const isoNow = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -88,10 +92,16 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
     return res;
   };
   const partner = (path: string, headers: Record<string, string> = {}) => get(path, { authorization: `Bearer ${token}`, ...headers });
-  const stored = async (symbol: string, date?: string): Promise<Doc> => {
+  const storedRaw = async (symbol: string, date?: string): Promise<Doc> => {
     const row = date ? await snapshotOn(store.db, symbol, date) : await latestSnapshot(store.db, symbol);
     if (!row) throw new Error(`no stored snapshot for ${symbol} ${date ?? '(latest)'}`);
     return JSON.parse(row.docText) as Doc;
+  };
+  // A read presents the stored document with the evidence table of its date (DESIGN section 8): calibrated
+  // probabilities in place, evidence and calibration added.
+  const stored = async (symbol: string, date?: string): Promise<Doc> => {
+    const doc = await storedRaw(symbol, date);
+    return presentSnapshot(doc, await evidenceTableFor(store.db, doc.analysis_date as string));
   };
 
   beforeAll(async () => {
@@ -241,6 +251,43 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
     });
   });
 
+  // DESIGN section 8 "evidence", "probabilities": every read carries evidence and calibration; with no
+  // evidence table measured yet (this store has a few days of snapshots only) nothing is measured and no
+  // probability is shown, the stored values being kept in calibration.raw.
+  describe('evidence and calibration before any table is measured', () => {
+    it('a partner read: evidence not_measured, confidence and ML probability null, raw values in calibration', async () => {
+      for (const date of [seed.dates[0], seed.latestDate]) {
+        const res = await partner(`${RESULT}/${other}?date=${date}`);
+        const raw = await storedRaw(other, date);
+        const result = res.body.result as Doc;
+        expect(Object.keys(result).slice(-2)).toEqual([...PRESENTATION_KEYS]);
+        expect(result.evidence).toEqual(expect.objectContaining({ as_of: null, status: 'not_measured', reason: expect.any(String), stage: null, signal: null }));
+        expect(result.confidence).toBeNull();
+        const calibration = result.calibration as Record<string, Doc>;
+        expect(calibration.as_of).toBeNull();
+        expect(calibration.confidence).toEqual(expect.objectContaining({ raw: raw.confidence, probability: null, reason: expect.any(String) }));
+        expect(calibration.ml_probability_up.raw).toBe((raw.ml_signal as Doc | null)?.probability_up ?? null);
+        expect(calibration.pattern_target.raw).toBe((raw.best_pattern as Doc | null)?.confidence ?? null);
+        for (const p of (result.detected_patterns as Doc[] | null) ?? []) {
+          expect(p.confidence).toBeNull();
+          expect(typeof p.raw_confidence).toBe('number');
+        }
+      }
+    });
+
+    it('the demo subset carries evidence and calibration too, and its confidence is the presented one, not the stored one', async () => {
+      const raw = await storedRaw(config.demo.symbol);
+      expect(typeof raw.confidence).toBe('number');
+      const res = await get(`${DEMO}/${config.demo.symbol}`);
+      const result = res.body.result as Doc;
+      const partnerRead = (await partner(`${RESULT}/${config.demo.symbol}`)).body.result as Doc;
+      expect(result.evidence).toEqual(partnerRead.evidence);
+      expect(result.calibration).toEqual(partnerRead.calibration);
+      expect(result.confidence).toBeNull();
+      expect(Object.keys(result).filter((k) => !PUBLIC_RESULT_KEYS.includes(k as never))).toEqual([...PRESENTATION_KEYS]);
+    });
+  });
+
   // spec "Analysis service" > Status codes: 404 no stored analysis for the symbol (or date)
   describe('404 ANALYSIS_NOT_FOUND', () => {
     it('an unknown symbol', async () => {
@@ -324,7 +371,7 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
   describe('demo route', () => {
     const expectedPublic = async () => {
       const doc = await stored(config.demo.symbol);
-      return Object.fromEntries(PUBLIC_RESULT_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
+      return Object.fromEntries(PUBLIC_PRESENTED_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
     };
 
     it('serves the demo symbol without a token: the envelope with exactly the public subset', async () => {
@@ -462,7 +509,7 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
 
       // The pipeline stores a newer snapshot (a copy of the latest under the next day).
       const next = new Date(Date.parse(`${cacheSeed.latestDate}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-      const doc = { ...(await stored(symbol)), analysis_date: next };
+      const doc = { ...(await storedRaw(symbol)), analysis_date: next };
       await upsertSnapshots(store.db, [{ symbol, analysisDate: next, doc: JSON.stringify(doc), producedAt: new Date().toISOString(), pipelineVersion: 'test' }]);
 
       expect(await read(uncachedUrl)).toBe(next);
@@ -481,7 +528,7 @@ describe.each(BACKENDS)('analysis REST contract on %s', (backend) => {
       const latestDate = async () => (JSON.parse(await service.partnerResultText(partnerPrincipal, symbol)) as Doc).analysis_date;
       const before = await latestDate();
       const next = new Date(Date.parse(`${before as string}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-      const doc = { ...(await stored(symbol)), analysis_date: next };
+      const doc = { ...(await storedRaw(symbol)), analysis_date: next };
       await upsertSnapshots(store.db, [{ symbol: symbol, analysisDate: next, doc: JSON.stringify(doc), producedAt: new Date().toISOString(), pipelineVersion: 'test' }]);
       now += 4_999;
       expect(await latestDate()).toBe(before);

@@ -42,6 +42,14 @@ it('the analysis document has both read routes with every documented status (spe
   const paths = docs.analysis.paths;
   expect(Object.keys(paths['/api/v1/results/analysis/{symbol}'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404', '500', '503']));
   expect(Object.keys(paths['/api/v1/demo/results/analysis/{symbol}'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '403', '404']));
+  // DESIGN section 8 "evidence": the partner route of the as-of evidence tables
+  expect(Object.keys(paths['/api/v1/analysis/evidence'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404', '500', '503']));
+  // The read's result documents the presented keys (evidence, calibration, a pattern's raw_confidence).
+  const schemas = docs.analysis.components?.schemas as Record<string, { properties?: Record<string, { description?: string }> }>;
+  const result = Object.values(schemas).find((s) => s.properties?.analysis_timestamp && s.properties?.evidence);
+  expect(result?.properties?.calibration).toBeDefined();
+  expect(result?.properties?.confidence?.description).toMatch(/calibrated/);
+  expect(Object.values(schemas).some((s) => s.properties?.raw_confidence?.description)).toBe(true);
 });
 
 it('every document compiles as JSON Schema 2020-12', () => {

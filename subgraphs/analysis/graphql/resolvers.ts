@@ -14,7 +14,20 @@ import {
   AnalysisSnapshotConnection,
   AnalysisSnapshotType,
   BarConnection,
+  CalibratedProbabilityType,
+  CalibrationMetricsType,
+  EvidenceEstimateType,
+  EvidenceTableStateType,
+  EvidenceTableType,
+  EvidenceUniverseType,
   PatternConfidencePartsType,
+  PatternTargetEvidenceType,
+  ProbabilityCalibrationType,
+  ReliabilityBinType,
+  SnapshotCalibrationType,
+  SnapshotEvidenceType,
+  StateEvidenceType,
+  type EvidenceStatusEnum,
   PatternEntryType,
   PatternPointType,
   PatternSignalType,
@@ -25,6 +38,7 @@ import {
   type DataSourceEnum,
 } from './types.js';
 import type { SecurityRecord } from '../engine/market-types.js';
+import { EVIDENCE_OUTPUTS, type EvidenceTable, type ProbabilityCalibration } from '../engine/evidence/state-evidence.js';
 
 export function toSecurityType(s: SecurityRecord): SecurityType {
   return Object.assign(new SecurityType(), {
@@ -61,6 +75,7 @@ function toPattern(value: unknown): PatternEntryType | null {
     startDate: str(p.start_date),
     endDate: str(p.end_date),
     confidence: num(p.confidence),
+    rawConfidence: num(p.raw_confidence),
     priceTarget: num(p.price_target),
     direction: str(p.direction),
     breakoutLevel: num(p.breakout_level),
@@ -98,8 +113,121 @@ function toPriceTarget(value: unknown): PriceTargetType | null {
       price: num(t.price),
       distancePercent: num(t.distance_percent),
       confidence: num(t.confidence),
+      rawConfidence: num(t.raw_confidence),
     })
   );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Evidence and calibration -> GraphQL types
+// ---------------------------------------------------------------------------------------------------------
+
+function toInterval(v: unknown): number[] | null {
+  return Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
+}
+
+function toEstimate(value: unknown): EvidenceEstimateType {
+  const e = obj(value);
+  return Object.assign(new EvidenceEstimateType(), { value: num(e?.value), ci: toInterval(e?.ci) });
+}
+
+function toStateEvidence(value: unknown, state?: string): StateEvidenceType | null {
+  const r = obj(value);
+  if (!r) return null;
+  const target = obj(r.target_first);
+  return Object.assign(new StateEvidenceType(), {
+    state: str(r.state) ?? state ?? '',
+    n: num(r.n) ?? 0,
+    dates: num(r.dates) ?? 0,
+    hitRate: toEstimate(r.hit_rate),
+    meanExcess20d: toEstimate(r.mean_excess_20d),
+    meanExcess60d: toEstimate(r.mean_excess_60d),
+    targetFirst: target && Object.assign(new PatternTargetEvidenceType(), { value: num(target.value), ci: toInterval(target.ci), n: num(target.n) ?? 0, placebo: num(target.placebo) }),
+  });
+}
+
+function toUniverse(value: unknown): EvidenceUniverseType | null {
+  const u = obj(value);
+  return u && Object.assign(new EvidenceUniverseType(), { symbols: num(u.symbols) ?? 0, firstDate: str(u.first_date) ?? '', lastDate: str(u.last_date) ?? '', benchmark: str(u.benchmark) ?? '' });
+}
+
+function toEvidence(value: unknown): SnapshotEvidenceType | null {
+  const e = obj(value);
+  return (
+    e &&
+    Object.assign(new SnapshotEvidenceType(), {
+      asOf: str(e.as_of),
+      status: (e.status === 'measured' ? 'measured' : 'not_measured') as EvidenceStatusEnum,
+      reason: str(e.reason),
+      pipelineVersion: str(e.pipeline_version),
+      universe: toUniverse(e.universe),
+      stage: toStateEvidence(e.stage),
+      signal: toStateEvidence(e.signal),
+      sataBucket: toStateEvidence(e.sata_bucket),
+      bestPattern: toStateEvidence(e.best_pattern),
+    })
+  );
+}
+
+function toCalibratedProbability(value: unknown): CalibratedProbabilityType {
+  const p = obj(value);
+  return Object.assign(new CalibratedProbabilityType(), {
+    raw: num(p?.raw),
+    probability: num(p?.probability),
+    event: str(p?.event),
+    method: str(p?.method),
+    n: num(p?.n) ?? 0,
+    brier: num(p?.brier),
+    ece: num(p?.ece),
+    reason: str(p?.reason),
+  });
+}
+
+function toCalibration(value: unknown): SnapshotCalibrationType | null {
+  const c = obj(value);
+  return (
+    c &&
+    Object.assign(new SnapshotCalibrationType(), {
+      asOf: str(c.as_of),
+      confidence: toCalibratedProbability(c.confidence),
+      mlProbabilityUp: toCalibratedProbability(c.ml_probability_up),
+      patternTarget: toCalibratedProbability(c.pattern_target),
+    })
+  );
+}
+
+function toProbabilityCalibration(name: string, signal: string | null, c: ProbabilityCalibration): ProbabilityCalibrationType {
+  const m = c.metrics;
+  const metrics =
+    m &&
+    Object.assign(new CalibrationMetricsType(), {
+      n: m.n,
+      brier: num(m.brier),
+      ece: num(m.ece),
+      reliability: m.reliability.map((r) => Object.assign(new ReliabilityBinType(), { ...r, meanPredicted: num(r.meanPredicted), observedRate: num(r.observedRate), observedLow: num(r.observedLow), observedHigh: num(r.observedHigh) })),
+    });
+  return Object.assign(new ProbabilityCalibrationType(), { name, signal, event: c.event, n: c.n, baseRate: num(c.base_rate), method: c.method, calibrator: c.calibrator, metrics });
+}
+
+export function toEvidenceTableType(table: EvidenceTable): EvidenceTableType {
+  const states = EVIDENCE_OUTPUTS.flatMap((output) =>
+    Object.entries(table.states[output] ?? {}).map(([state, record]) =>
+      Object.assign(new EvidenceTableStateType(), { output, record: toStateEvidence(record, state) as StateEvidenceType }),
+    ),
+  );
+  const p = table.probabilities;
+  const probabilities = [
+    ...(['BUY', 'SELL', 'HOLD'] as const).map((signal) => toProbabilityCalibration('confidence', signal, p.confidence[signal])),
+    toProbabilityCalibration('ml_probability_up', null, p.ml_probability_up),
+    toProbabilityCalibration('pattern_target', null, p.pattern_target),
+  ];
+  return Object.assign(new EvidenceTableType(), {
+    asOf: table.as_of,
+    pipelineVersion: table.pipeline_version,
+    universe: toUniverse(table.universe) as EvidenceUniverseType,
+    states,
+    probabilities,
+  });
 }
 
 /**
@@ -154,6 +282,8 @@ function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
     enhancedSignal: json(d.enhanced_signal),
     riskParameters: json(d.risk_parameters),
     transitionProbabilities: json(d.transition_probabilities),
+    evidence: toEvidence(d.evidence),
+    calibration: toCalibration(d.calibration),
     document: d,
   });
 }
@@ -174,6 +304,19 @@ export class AnalysisSnapshotResolver {
   ): Promise<AnalysisSnapshotType | null> {
     const view = await this.service.snapshot(await ctx.principal(), symbol, date);
     return view && toSnapshotType(view);
+  }
+
+  @Query(() => EvidenceTableType, {
+    nullable: true,
+    description:
+      'The as-of evidence table a snapshot dated `date` (YYYY-MM-DD) uses: the greatest as-of <= date, or the latest table without a date; null when none is measured. Partners only',
+  })
+  async evidenceTable(
+    @Ctx() ctx: RequestContext,
+    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; omitted: the latest table' }) date?: string,
+  ): Promise<EvidenceTableType | null> {
+    const table = await this.service.evidenceTableOrNull(await ctx.principal(), date);
+    return table && toEvidenceTableType(table);
   }
 
   @Query(() => AnalysisRunType, {

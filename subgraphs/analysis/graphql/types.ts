@@ -133,8 +133,15 @@ export class PatternEntryType {
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' })
   endDate!: string | null;
 
-  @Field(() => Float, { nullable: true, description: 'Detector confidence, 0..1' })
+  @Field(() => Float, {
+    nullable: true,
+    description:
+      "Calibrated chance, 0..1, that the pattern reaches its target before its invalidation level (the snapshot's as-of pattern_target calibrator applied to the detector's confidence); null when not measured",
+  })
   confidence!: number | null;
+
+  @Field(() => Float, { nullable: true, description: "The detector's own confidence, 0..1, as stored (before calibration)" })
+  rawConfidence!: number | null;
 
   @Field(() => Float, { nullable: true, description: 'Measured-move target price' })
   priceTarget!: number | null;
@@ -190,8 +197,262 @@ export class PriceTargetType {
   @Field(() => Float, { nullable: true, description: 'Percent move from the snapshot price (positive = above)' })
   distancePercent!: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Pattern targets: the calibrated chance of target before invalidation (null when not measured); level and volatility targets: the level strength, 0..1',
+  })
   confidence!: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Pattern targets: the detector's stored confidence (before calibration); null for other sources" })
+  rawConfidence!: number | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Evidence and calibration (DESIGN section 8; engine/evidence/present.ts, state-evidence.ts)
+// ---------------------------------------------------------------------------------------------------------
+
+export enum EvidenceStatusEnum {
+  MEASURED = 'measured',
+  NOT_MEASURED = 'not_measured',
+}
+registerEnumType(EvidenceStatusEnum, {
+  name: 'EvidenceStatus',
+  description: 'MEASURED when an as-of evidence table exists on or before the snapshot date, NOT_MEASURED otherwise',
+});
+
+@ObjectType('EvidenceEstimate', { description: 'A measured figure with its 95% interval (block bootstrap over dates); value and interval null with too few outcomes' })
+export class EvidenceEstimateType {
+  @Field(() => Float, { nullable: true, description: 'The figure; null with too few outcomes' })
+  value!: number | null;
+
+  @Field(() => [Float], { nullable: true, description: '[low, high] of the 95% interval; null with too few outcomes' })
+  ci!: number[] | null;
+}
+
+@ObjectType('PatternTargetEvidence', { description: 'Share of past best-pattern trades whose target came before the stop, against a placebo' })
+export class PatternTargetEvidenceType {
+  @Field(() => Float, { nullable: true, description: 'Share of trades whose target came before the stop within the pattern window (timeouts count as misses)' })
+  value!: number | null;
+
+  @Field(() => [Float], { nullable: true, description: '[low, high] of its 95% interval' })
+  ci!: number[] | null;
+
+  @Field(() => Int, { description: 'Trades measured' })
+  n!: number;
+
+  @Field(() => Float, { nullable: true, description: 'The same share for the same target and stop distances from random earlier days of the same symbol' })
+  placebo!: number | null;
+}
+
+@ObjectType('StateEvidence', { description: 'What followed past snapshots in one state, measured with outcomes known by the table\'s as-of date' })
+export class StateEvidenceType {
+  @Field(() => String, { description: "State label, e.g. 'STAGE 2 STRONG', 'BUY', '4-6' (sata_score bucket) or a pattern type" })
+  state!: string;
+
+  @Field(() => Int, { description: 'Snapshots in this state whose 20-day outcome was known by as-of' })
+  n!: number;
+
+  @Field(() => Int, { description: 'Distinct dates among them' })
+  dates!: number;
+
+  @Field(() => EvidenceEstimateType, { description: 'Share with a 20-day return above the equal-weight universe' })
+  hitRate!: EvidenceEstimateType;
+
+  @Field(() => EvidenceEstimateType, { description: 'Mean forward 20-trading-day return in excess of the equal-weight universe (0.01 = 1%)' })
+  meanExcess20d!: EvidenceEstimateType;
+
+  @Field(() => EvidenceEstimateType, { description: 'Mean forward 60-trading-day excess return (its own count of known outcomes may be smaller)' })
+  meanExcess60d!: EvidenceEstimateType;
+
+  @Field(() => PatternTargetEvidenceType, { nullable: true, description: 'Best-pattern states only: target before stop, with placebo' })
+  targetFirst!: PatternTargetEvidenceType | null;
+}
+
+@ObjectType('EvidenceUniverse', { description: 'The universe evidence was measured on' })
+export class EvidenceUniverseType {
+  @Field(() => Int, { description: "Equities of the store's universe" })
+  symbols!: number;
+
+  @Field(() => String, { description: 'First bar date, YYYY-MM-DD' })
+  firstDate!: string;
+
+  @Field(() => String, { description: 'Last bar date, YYYY-MM-DD' })
+  lastDate!: string;
+
+  @Field(() => String, { description: "Benchmark of the excess returns: 'equal-weight'" })
+  benchmark!: string;
+}
+
+@ObjectType('SnapshotEvidence', {
+  description:
+    "The snapshot's own states with their measured out-of-sample record, from the as-of table with the greatest as-of <= the analysis date (no look-ahead)",
+})
+export class SnapshotEvidenceType {
+  @Field(() => String, { nullable: true, description: 'As-of date (YYYY-MM-DD) of the table used; null without one' })
+  asOf!: string | null;
+
+  @Field(() => EvidenceStatusEnum, { description: 'Whether a table was measured on or before the snapshot date' })
+  status!: EvidenceStatusEnum;
+
+  @Field(() => String, { nullable: true, description: 'Why nothing is measured; null when measured' })
+  reason!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Pipeline version of the snapshots the table was measured on' })
+  pipelineVersion!: string | null;
+
+  @Field(() => EvidenceUniverseType, { nullable: true, description: 'The universe measured on; null without a table' })
+  universe!: EvidenceUniverseType | null;
+
+  @Field(() => StateEvidenceType, { nullable: true, description: 'Stage with strength; null when the snapshot has no stage' })
+  stage!: StateEvidenceType | null;
+
+  @Field(() => StateEvidenceType, { nullable: true, description: 'Rules signal; null when the snapshot has none' })
+  signal!: StateEvidenceType | null;
+
+  @Field(() => StateEvidenceType, { nullable: true, description: 'sata_score bucket (0-3, 4-6, 7-10); null without a sata_score' })
+  sataBucket!: StateEvidenceType | null;
+
+  @Field(() => StateEvidenceType, { nullable: true, description: 'Best pattern type; null without a best pattern' })
+  bestPattern!: StateEvidenceType | null;
+}
+
+@ObjectType('CalibratedProbability', { description: 'A probability the snapshot shows: the stored value and its calibrated chance, with the calibrator\'s out-of-sample record' })
+export class CalibratedProbabilityType {
+  @Field(() => Float, { nullable: true, description: 'The stored (uncalibrated) value' })
+  raw!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Calibrated probability of the event, 0..1; null when not measured' })
+  probability!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'What the probability is the chance of' })
+  event!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'isotonic or platt (shrunk toward the base rate when n is small)' })
+  method!: string | null;
+
+  @Field(() => Int, { description: 'Outcomes known by as-of the calibrator was fitted on' })
+  n!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Out-of-sample Brier score (walk-forward)' })
+  brier!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Out-of-sample expected calibration error (ten bins)' })
+  ece!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Why probability is null; null when it is given' })
+  reason!: string | null;
+}
+
+@ObjectType('SnapshotCalibration', {
+  description: "The snapshot's probabilities, raw and calibrated; the calibrated values also replace confidence, mlSignal.probability_up and pattern confidences in place",
+})
+export class SnapshotCalibrationType {
+  @Field(() => String, { nullable: true, description: 'As-of date of the calibrators; null without a table' })
+  asOf!: string | null;
+
+  @Field(() => CalibratedProbabilityType, { description: "Rules confidence, by the calibrator of the snapshot's signal" })
+  confidence!: CalibratedProbabilityType;
+
+  @Field(() => CalibratedProbabilityType, { description: 'ML probability that the 20-day return beats the equal-weight universe' })
+  mlProbabilityUp!: CalibratedProbabilityType;
+
+  @Field(() => CalibratedProbabilityType, { description: "Best pattern's chance of target before invalidation" })
+  patternTarget!: CalibratedProbabilityType;
+}
+
+@ObjectType('ReliabilityBin', { description: 'One bin of a reliability table: calibrated probabilities in a range against the observed rate' })
+export class ReliabilityBinType {
+  @Field(() => Float, { nullable: true, description: 'Lower edge of the bin' })
+  low!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Upper edge of the bin' })
+  high!: number | null;
+
+  @Field(() => Int, { description: 'Rows in the bin' })
+  n!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Mean predicted probability; null when empty' })
+  meanPredicted!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Observed share of events; null when empty' })
+  observedRate!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Wilson 95% interval of the observed share, lower end' })
+  observedLow!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Wilson 95% interval of the observed share, upper end' })
+  observedHigh!: number | null;
+}
+
+@ObjectType('CalibrationMetrics', { description: 'Out-of-sample calibration (walk-forward: each month scored by the calibrator of the month before)' })
+export class CalibrationMetricsType {
+  @Field(() => Int, { description: 'Rows scored' })
+  n!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Brier score' })
+  brier!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Expected calibration error' })
+  ece!: number | null;
+
+  @Field(() => [ReliabilityBinType], { description: 'Reliability table per decile of predicted probability' })
+  reliability!: ReliabilityBinType[];
+}
+
+@ObjectType('ProbabilityCalibration', { description: 'The calibrator of one probability in an evidence table' })
+export class ProbabilityCalibrationType {
+  @Field(() => String, { description: 'confidence, ml_probability_up or pattern_target' })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'confidence only: the rules signal (BUY, SELL, HOLD) the calibrator is for' })
+  signal!: string | null;
+
+  @Field(() => String, { description: 'What the probability is the chance of' })
+  event!: string;
+
+  @Field(() => Int, { description: 'Outcomes known by as-of the calibrator was fitted on' })
+  n!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Share of those outcomes that happened' })
+  baseRate!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'isotonic or platt; null without a calibrator' })
+  method!: string | null;
+
+  @Field(() => JSONResolver, { nullable: true, description: 'The fitted map (isotonic blocks or Platt a, b); null below 200 outcomes' })
+  calibrator!: unknown;
+
+  @Field(() => CalibrationMetricsType, { nullable: true, description: 'Out-of-sample metrics; null without scored rows' })
+  metrics!: CalibrationMetricsType | null;
+}
+
+@ObjectType('EvidenceTableState', { description: 'One state of one output in an evidence table' })
+export class EvidenceTableStateType {
+  @Field(() => String, { description: 'stage, signal, sata_bucket or best_pattern' })
+  output!: string;
+
+  @Field(() => StateEvidenceType, { description: 'The state and its record' })
+  record!: StateEvidenceType;
+}
+
+@ObjectType('EvidenceTable', {
+  description: "The evidence measured with outcomes known by as-of (a month's last trading day): per-state records and per-probability calibrators. Never changes once computed",
+})
+export class EvidenceTableType {
+  @Field(() => String, { description: 'YYYY-MM-DD' })
+  asOf!: string;
+
+  @Field(() => String, { description: 'Pipeline version of the snapshots measured' })
+  pipelineVersion!: string;
+
+  @Field(() => EvidenceUniverseType, { description: 'The universe measured on' })
+  universe!: EvidenceUniverseType;
+
+  @Field(() => [EvidenceTableStateType], { description: 'Every state of every output, outputs in order stage, signal, sata_bucket, best_pattern' })
+  states!: EvidenceTableStateType[];
+
+  @Field(() => [ProbabilityCalibrationType], { description: 'Calibrators: confidence per signal (BUY, SELL, HOLD), then ml_probability_up and pattern_target' })
+  probabilities!: ProbabilityCalibrationType[];
 }
 
 @ObjectType('AnalysisSnapshot', {
@@ -274,10 +535,16 @@ export class AnalysisSnapshotType {
   @Field(() => [String], { nullable: true, description: 'Why the composite signal is what it is; partners only' })
   signalReasons!: string[] | null;
 
-  @Field(() => Float, { nullable: true, description: 'Overall confidence, 0..1' })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Calibrated chance, 0..1, that the rules signal is right (the as-of calibrator of the snapshot's signal); null when not measured. The stored value is calibration.confidence.raw",
+  })
   confidence!: number | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Model-based signal with its model summary (out-of-sample metrics)' })
+  @Field(() => JSONResolver, {
+    nullable: true,
+    description: 'Model-based signal with its model summary (out-of-sample metrics); probability_up calibrated (null when not measured), confidence = |2 probability_up - 1|, stored confidence in raw_confidence',
+  })
   mlSignal!: unknown;
 
   @Field(() => JSONResolver, { nullable: true, description: 'Blend of the rules and model signals' })
@@ -288,6 +555,12 @@ export class AnalysisSnapshotType {
 
   @Field(() => JSONResolver, { nullable: true, description: 'Stage transition model output; partners only (null without a partner token)' })
   transitionProbabilities!: unknown;
+
+  @Field(() => SnapshotEvidenceType, { nullable: true, description: "The snapshot's states with their measured out-of-sample record (as-of table of its date)" })
+  evidence!: SnapshotEvidenceType | null;
+
+  @Field(() => SnapshotCalibrationType, { nullable: true, description: "The snapshot's probabilities, raw and calibrated, with the calibrators' out-of-sample metrics" })
+  calibration!: SnapshotCalibrationType | null;
 
   @Field(() => JSONResolver, { description: "The result exactly as the REST read returns it to this caller (the spec's snake_case keys)" })
   document!: unknown;
