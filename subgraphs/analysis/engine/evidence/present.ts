@@ -134,19 +134,25 @@ function evidenceOf(doc: AnalysisDocument, table: EvidenceTable | null): Snapsho
 
 /** A calibrated value and its description; `what` names the raw value in reasons. */
 function presentProbability(raw: number | null, calibration: ProbabilityCalibration | null, event: string | null, what: string, why: string | null): PresentedProbability {
-  const base = { raw, event: calibration?.event ?? event, method: calibration?.method ?? null, n: calibration?.n ?? 0 };
   const metrics = calibration?.metrics ?? null;
-  const brier = finiteOrNull(metrics?.brier);
-  const ece = finiteOrNull(metrics?.ece);
-  if (why !== null) return { ...base, probability: null, brier, ece, reason: why };
+  const result = (probability: number | null, reason: string | null): PresentedProbability => ({
+    raw,
+    probability,
+    event: calibration?.event ?? event,
+    method: calibration?.method ?? null,
+    n: calibration?.n ?? 0,
+    brier: finiteOrNull(metrics?.brier),
+    ece: finiteOrNull(metrics?.ece),
+    reason,
+  });
+  if (why !== null) return result(null, why);
   if (calibration === null || calibration.calibrator === null) {
     const n = calibration?.n ?? 0;
-    return { ...base, probability: null, brier, ece, reason: `only ${n} outcomes to calibrate the ${what} were known by the table's as-of date; a calibrator needs at least ${MIN_CALIBRATION_OUTCOMES}` };
+    return result(null, `only ${n} outcomes to calibrate the ${what} were known by the table's as-of date; a calibrator needs at least ${MIN_CALIBRATION_OUTCOMES}`);
   }
-  if (raw === null) return { ...base, probability: null, brier, ece, reason: `the snapshot has no ${what}` };
+  if (raw === null) return result(null, `the snapshot has no ${what}`);
   const p = calibrate(calibration.calibrator, raw);
-  if (!Number.isFinite(p)) return { ...base, probability: null, brier, ece, reason: `the calibrator gives no value for ${what} ${raw}` };
-  return { ...base, probability: p, brier, ece, reason: null };
+  return Number.isFinite(p) ? result(p, null) : result(null, `the calibrator gives no value for ${what} ${raw}`);
 }
 
 function calibrationOf(doc: AnalysisDocument, table: EvidenceTable | null): SnapshotCalibration {
