@@ -7,6 +7,7 @@ import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../rest-compat/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
 import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { ensureSampledHistory, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
@@ -20,6 +21,7 @@ export interface StartOptions {
   supergraphSdl?: string;
   onDemoProgress?: Progress;
   onAnalysisProgress?: PipelineProgress;
+  onHistoryProgress?: PipelineProgress;
   /**
    * Aborting stops the start between steps (after the demo load, or during the start-up analysis,
    * which then rolls back): the platform comes back with nothing listening, ready to be closed.
@@ -34,6 +36,10 @@ export interface RunningPlatform {
   demo: DemoLoadReport | null;
   /** The start-up analysis run, or null when the latest trading day already had snapshots. */
   analysis: AnalyzeSummary | null;
+  /** The sampled history analysed on start (ANALYZE_HISTORY_EVERY), or null when none was missing or it is off. */
+  history: AnalyzeSummary | null;
+  /** The evidence measured on start, or null when ANALYZE_HISTORY_EVERY is 0. */
+  evidence: EvidenceRefresh | null;
   /** Stops accepting requests, drains in-flight ones, then closes the store (nothing is lost). */
   close(): Promise<void>;
 }
@@ -44,8 +50,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   const urls: RunningPlatform['urls'] = {};
   let db: Db | undefined = options.db;
   const ownsDb = !options.db;
-  let demo: DemoLoadReport | null = null;
-  let analysis: AnalyzeSummary | null = null;
+  let steps: StartUpReport = { demo: null, analysis: null, history: null, evidence: null };
 
   const close = async () => {
     // Gateway first (it calls the subgraphs), then the subgraphs, then the store.
@@ -63,11 +68,11 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
       // only bounds waiting for the connection, and nothing else uses it while the origins start.
       const startUpDb = ownsDb && config.databaseUrl ? await openDb(store) : db;
       try {
-        ({ demo, analysis } = await startUpSteps(config, subgraphs, startUpDb, options));
+        steps = await startUpSteps(config, subgraphs, startUpDb, options);
       } finally {
         if (startUpDb !== db) await startUpDb.close();
       }
-      if (options.signal?.aborted) return { urls, apps, db, demo, analysis, close };
+      if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
       const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
       for (const subgraph of subgraphs) {
         const app = await ORIGIN_BUILDERS[subgraph](deps);
@@ -88,18 +93,20 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
     // A full disk is said in one line naming the store (the CLI exits with code 2).
     throw isStorageFull(err) && !(err instanceof StorageFullError) ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : err;
   }
-  return { urls, apps, db, demo, analysis, close };
+  return { urls, apps, db, ...steps, close };
 }
 
-/** Migrations, the demo market on first start, and the start-up analysis (each stops early when aborted). */
-async function startUpSteps(
-  config: Config,
-  subgraphs: readonly Subgraph[],
-  db: Db,
-  options: StartOptions,
-): Promise<{ demo: DemoLoadReport | null; analysis: AnalyzeSummary | null }> {
+type StartUpReport = Pick<RunningPlatform, 'demo' | 'analysis' | 'history' | 'evidence'>;
+
+/**
+ * Migrations, the demo market on first start, the start-up analysis, then the sampled history and the
+ * evidence measured on it (each stops early when aborted).
+ */
+async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartOptions): Promise<StartUpReport> {
   let demo: DemoLoadReport | null = null;
   let analysis: AnalyzeSummary | null = null;
+  let history: AnalyzeSummary | null = null;
+  let evidence: EvidenceRefresh | null = null;
   await migrate(db, ALL_MIGRATIONS);
   if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
     demo = await ensureDemoMarket(
@@ -120,5 +127,17 @@ async function startUpSteps(
       if (!aborted()) throw err;
     }
   }
-  return { demo, analysis };
+  if (config.analysis.historyEvery > 0 && config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
+    try {
+      history = await ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, {
+        workers: config.analysis.workers,
+        onProgress: options.onHistoryProgress,
+        signal: options.signal,
+      });
+    } catch (err) {
+      if (!aborted()) throw err;
+    }
+    if (!aborted()) evidence = await refreshEvidence(db);
+  }
+  return { demo, analysis, history, evidence };
 }

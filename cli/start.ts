@@ -49,6 +49,7 @@ async function main(): Promise<void> {
 
   let bar: SingleBar | undefined;
   let analysisBar: SingleBar | undefined;
+  let historyBar: SingleBar | undefined;
   platform = await startPlatform(config, origins, {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => {
@@ -60,6 +61,16 @@ async function main(): Promise<void> {
       }
       analysisBar.update(done);
       if (done === total) analysisBar.stop();
+    },
+    onHistoryProgress: (phase, done, total) => {
+      if (phase !== 'analyze') return;
+      if (!historyBar) {
+        console.log(`Analysing every ${config.analysis.historyEvery}th trading day of the history, to measure what the analysis is worth (evidence, calibration, Kelly odds)...`);
+        historyBar = new SingleBar({ format: '  history [{bar}] {value}/{total} snapshots', etaBuffer: 50 });
+        historyBar.start(total, 0);
+      }
+      historyBar.update(done);
+      if (done === total) historyBar.stop();
     },
     onDemoProgress: (done, total) => {
       if (!bar) {
@@ -76,6 +87,10 @@ async function main(): Promise<void> {
     console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
   }
   if (platform.analysis) console.log(formatAnalyzeSummary(platform.analysis));
+  if (platform.history) console.log(`History: ${platform.history.snapshots} snapshots on ${platform.history.fromDate}..${platform.history.toDate}`);
+  if (platform.evidence && platform.evidence.tables + platform.evidence.odds > 0) {
+    console.log(`Evidence measured: ${platform.evidence.tables} monthly evidence tables, ${platform.evidence.odds} Kelly odds tables in ${(platform.evidence.ms / 1000).toFixed(1)} s`);
+  }
   for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);

@@ -14,8 +14,9 @@
  *   evaluate [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--horizons 20,60] [--seed N] [--out FILE]
  *                                        evaluate the stored snapshots against what followed them; print
  *                                        the Markdown report (or write it to FILE, with SVG plots beside
- *                                        it: FILE's name-*.svg, linked from its Plots section) and store
- *                                        the evaluation
+ *                                        it: FILE's name-*.svg, linked from its Plots section), store
+ *                                        the evaluation, and bring the monthly evidence tables and Kelly
+ *                                        odds up to date (what reads and KELLY_CRITERION use)
  *   token [--sub ID] [--audience analysis|allocation|search|AUD[,...]] [--ttl 1h]
  *                                        mint a development token: HS256 partner access token, or
  *                                        with `search` an ES256 ID token (development identity key)
@@ -37,6 +38,7 @@ import { evaluationPlotSpecs, plotsSection, reliabilityFromRows, renderPlots } f
 import type { EvaluationRow } from '../subgraphs/analysis/engine/evidence/rows.js';
 import type { EvidenceRunRecord } from '../subgraphs/analysis/store.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
+import { refreshEvidence } from './evidence-history.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
 import { mintPartnerToken } from '../subgraphs/platform/auth.js';
@@ -252,16 +254,19 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       const deliver =
         out === undefined
           ? undefined
-          : async (report: string, run: EvidenceRunRecord, rows?: readonly EvaluationRow[]) => {
+          : async (report: string, run: EvidenceRunRecord, rows: readonly EvaluationRow[]) => {
               plots = await writeReportWithPlots(out, report, run.evaluation as Evaluation, rows);
             };
-      const result = await withDb(config, (db) => runEvaluation(db, { from, to, horizons, seed, deliver }));
+      const { result, refreshed } = await withDb(config, async (db) => {
+        const evaluated = await runEvaluation(db, { from, to, horizons, seed, deliver });
+        return { result: evaluated, refreshed: await refreshEvidence(db) };
+      });
       if (out === undefined) process.stdout.write(result.report);
       const r = result.run;
       const where = out === undefined ? '' : `Wrote the report to ${out} and ${plots} SVG plots beside it. `;
-      (out === undefined ? console.error : console.log)(
-        `${where}Stored evaluation ${result.id}: ${r.snapshots} snapshots of ${r.symbols} symbols, ${r.fromDate}..${r.toDate}, pipeline ${r.pipelineVersion}, as of ${r.asOfDate}.`,
-      );
+      const say = out === undefined ? console.error : console.log;
+      say(`${where}Stored evaluation ${result.id}: ${r.snapshots} snapshots of ${r.symbols} symbols, ${r.fromDate}..${r.toDate}, pipeline ${r.pipelineVersion}, as of ${r.asOfDate}.`);
+      say(`Evidence tables: ${refreshed.tables} new monthly tables, ${refreshed.odds} new Kelly odds tables (${(refreshed.ms / 1000).toFixed(1)} s).`);
       return 0;
     }
     case 'token': {

@@ -9,8 +9,8 @@
  *   -> forward excess returns by horizon and baselines (rows.ts), evaluate (evaluate.ts) with the bars
  *      for pattern targets, report (report.ts)
  *   -> one evidence_runs row: pipeline version, as-of date, the evaluated snapshot dates, horizons, seed
- *   -> then the as-of evidence tables of every month are brought up to date (evidence-states.ts), whatever
- *      the range and horizons of this evaluation: they always cover the whole history of the version
+ * (`tradegraph evaluate` then brings the as-of evidence tables and Kelly odds of every month up to date,
+ * cli/evidence-history.ts, whatever the range and horizons of this evaluation.)
  *
  * As-of date: the last evaluated snapshot date whose forward window at the longest horizon ends within the
  * bars (its outcomes are known). Later snapshots still count at the horizons whose outcome is known.
@@ -20,11 +20,10 @@ import { PIPELINE_VERSION } from './engine/document.js';
 import { evaluate, type Evaluation } from './engine/evidence/evaluate.js';
 import { checkHorizons, DEFAULT_HORIZONS, ForwardTable } from './engine/evidence/forward.js';
 import { renderReport } from './engine/evidence/report.js';
-import { buildRows, outputsFromDocument } from './engine/evidence/rows.js';
+import { buildRows, outputsFromDocument, type EvaluationRow } from './engine/evidence/rows.js';
 import { indexOfSorted } from './engine/sorted.js';
 import type { Db } from '../platform/db.js';
 import { loadEquities, readDocuments, type StoreUniverse } from './evidence-load.js';
-import { refreshEvidenceTables } from './evidence-states.js';
 import * as store from './store.js';
 
 export interface EvidenceRunOptions {
@@ -41,7 +40,7 @@ export interface EvidenceRunOptions {
    * Called with the report before the evaluation is recorded, inside the same transaction: when it throws
    * (the report file cannot be written), nothing is recorded.
    */
-  deliver?: (report: string, run: store.EvidenceRunRecord) => Promise<void> | void;
+  deliver?: (report: string, run: store.EvidenceRunRecord, rows: readonly EvaluationRow[]) => Promise<void> | void;
 }
 
 export interface EvidenceRunResult {
@@ -51,8 +50,6 @@ export interface EvidenceRunResult {
   report: string;
   /** Snapshots in the range left out because another pipeline version computed them. */
   otherVersions: number;
-  /** The as-of evidence tables brought up to date after the evaluation (evidence-states.ts). */
-  evidenceTables: { computed: number; skipped: number; ms: number };
 }
 
 /** Why there is nothing to evaluate (no snapshots, none of this version, no known outcome yet). */
@@ -115,11 +112,8 @@ export async function runEvaluation(db: Db, options: EvidenceRunOptions = {}): P
   const report = renderReport(evaluation, { universe: universeLine(u, run, otherVersions) });
   const id = await db.transaction(async (tx) => {
     const recorded = await store.recordEvidenceRun(tx, run);
-    await options.deliver?.(report, run);
+    await options.deliver?.(report, run, rows);
     return recorded;
   });
-  const started = performance.now();
-  const refreshed = await refreshEvidenceTables(db);
-  const evidenceTables = { computed: refreshed.computed.length, skipped: refreshed.skipped, ms: Math.round(performance.now() - started) };
-  return { id, run, evaluation, report, otherVersions, evidenceTables };
+  return { id, run, evaluation, report, otherVersions };
 }

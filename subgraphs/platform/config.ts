@@ -57,6 +57,11 @@ export interface AnalysisConfig {
   /** On start, analyse the last `onStartDays` trading days when the latest one has no snapshots. */
   analyzeOnStart: boolean;
   onStartDays: number;
+  /**
+   * On start, make sure every Nth trading day of the whole calendar has snapshots, then measure the
+   * evidence tables and Kelly odds on them (cli/evidence-history.ts); 0 turns it off.
+   */
+  historyEvery: number;
   /** How long a latest snapshot may be served from memory before it is read again. */
   cacheTtlMs: number;
 }
@@ -238,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: int('ANALYZE_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
       analyzeOnStart: bool('ANALYZE_ON_START', true),
       onStartDays: int('ANALYZE_ON_START_DAYS', 60, 1, 5000),
+      historyEvery: int('ANALYZE_HISTORY_EVERY', 10, 0, 1000),
       cacheTtlMs: int('ANALYSIS_CACHE_TTL_MS', 5000, 0, 3_600_000),
     },
     allocation: {

@@ -15,7 +15,7 @@ import { scaled } from '../helpers/time.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-'));
 // The child gets this process's environment minus any store settings of the surrounding run.
-const env = originEnv({ DATA_DIR: dataDir });
+const env = originEnv({ DATA_DIR: dataDir, ANALYZE_HISTORY_EVERY: '10' });
 const start = (args: string[] = [], childEnv: NodeJS.ProcessEnv = env) => startOrigins(args, childEnv);
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -27,6 +27,9 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(first.output()).toContain('demo symbol ACME');
   // The start-up analysis: the last 60 trading days of every demo symbol, in worker threads.
   expect(first.output()).toMatch(/Stored 1320 snapshots for 22 symbols, \S+ \(60 trading day\(s\)\), [1-9]\d* worker thread\(s\)\./);
+  // Then every 10th trading day of the whole history, and the evidence measured on it (as-of tables).
+  expect(first.output()).toMatch(/History: [1-9]\d* snapshots on \d{4}-\d\d-\d\d\.\.\d{4}-\d\d-\d\d/);
+  expect(first.output()).toMatch(/Evidence measured: [1-9]\d* monthly evidence tables, \d+ Kelly odds tables/);
   const demo = await request<{ success: boolean; result: { stage: string; analysis_date: string } }>(`${first.urls.analysis}/api/v1/demo/results/analysis/ACME`);
   expect(demo.status).toBe(200);
   expect(demo.body.result.stage).toMatch(/^STAGE [1-4]$/);
@@ -48,6 +51,8 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(Object.keys(second.urls)).toEqual(['analysis']);
   expect(second.output()).not.toContain('Demo market loaded');
   expect(second.output()).not.toContain('Stored'); // the latest day already has snapshots
+  expect(second.output()).not.toContain('History:'); // and so has every sampled day of the history
+  expect(second.output()).not.toContain('Evidence measured'); // and every month its tables
   expect((await request(`${second.urls.analysis}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-analysis', demo_symbol: 'ACME' }));
   second.signal('SIGTERM');
   expect(await second.waitForExit()).toBe(0);

@@ -222,6 +222,8 @@ export function originEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv 
     GATEWAY_PORT: '0',
     DEMO_SYMBOL_COUNT: '22',
     DEMO_YEARS: '1',
+    // The sampled history behind evidence costs seconds per start; the start test turns it on.
+    ANALYZE_HISTORY_EVERY: '0',
     LOG_LEVEL: 'warn',
     ...overrides,
   };

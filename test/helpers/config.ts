@@ -19,6 +19,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     DEMO_YEARS: '1',
     AUTH_HS256_SECRET: TEST_SECRET,
     LOG_LEVEL: 'silent',
+    // The sampled history behind evidence costs seconds per start; the suites that need it turn it on.
+    ANALYZE_HISTORY_EVERY: '0',
     // Suites fire many requests from one address; the rate-limit tests set their own budgets.
     RATE_LIMIT_MAX: '1000000',
     RATE_LIMIT_EXPENSIVE_MAX: '1000000',
