@@ -4,7 +4,9 @@
  *   1. import: `tradegraph import securities` and `import bars` of ../shared/market-data (MARKET_DATA_DIR
  *      to point elsewhere; skipped with a message, exit 0, when the folder is absent);
  *   2. analyze: `tradegraph analyze --every week --from <last bar date - BENCH_YEARS years>` (default 8);
- *   3. evaluate: runEvaluation, what `tradegraph evaluate` calls, with its default horizons and seed.
+ *   3. evaluate: runEvaluation, what `tradegraph evaluate` calls, with its default horizons and seed;
+ *   4. the monthly evidence tables and Kelly odds that reads and KELLY_CRITERION use (refreshEvidence, the
+ *      step `tradegraph evaluate` ends with), and their out-of-sample calibration as of the last bar.
  *
  * Everything happens in a scratch DATA_DIR (PGlite) under the OS temp dir, deleted at the end even on
  * failure; DATABASE_URL is ignored, ANALYZE_WORKERS is honoured as by the CLI. Printed: each step's wall
@@ -21,7 +23,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { main as cli } from '../cli/tradegraph.js';
+import { refreshEvidence } from '../cli/evidence-history.js';
+import { candidateOddsFor } from '../subgraphs/allocation/kelly-odds-store.js';
 import { runEvaluation, type EvidenceRunResult } from '../subgraphs/analysis/evidence-run.js';
+import { evidenceTableFor } from '../subgraphs/analysis/evidence-states.js';
 import { recentTradingDates } from '../subgraphs/analysis/store.js';
 import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
 import { loadConfig, type Config } from '../subgraphs/platform/config.js';
@@ -130,12 +135,39 @@ async function run(): Promise<void> {
     const from = yearsBefore(last, YEARS);
     await step('analyze', () => command(['analyze', '--every', 'week', '--from', from], config), timings);
     const result = await step('evaluate', () => withDb(config, (db) => runEvaluation(db, {})), timings);
+    const refreshed = await step('evidence tables + Kelly odds', () => withDb(config, (db) => refreshEvidence(db)), timings);
 
     printEvaluation(result);
+    console.log(`\nEvidence tables: ${refreshed.tables} monthly tables, ${refreshed.odds} Kelly odds tables.`);
+    await withDb(config, (db) => printCalibration(db, last));
     printTimings(timings);
     console.log(`load average (1 / 5 / 15 min) after: ${loads()}`);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The out-of-sample calibration of the latest as-of tables: every probability the reads show, and Kelly's p. */
+async function printCalibration(db: Db, date: string): Promise<void> {
+  const table = await evidenceTableFor(db, date);
+  const odds = await candidateOddsFor(db, date);
+  console.log(`\n## Calibration (walk-forward, as of ${table?.as_of ?? 'none'})\n`);
+  console.log('| probability | outcomes | Brier | ECE |\n|---|---|---|---|');
+  const fmt = (x: number | undefined) => (x === undefined ? 'n too small' : x.toFixed(4));
+  if (table !== null) {
+    const p = table.probabilities;
+    const rows = [
+      ...(['BUY', 'SELL', 'HOLD'] as const).map((signal) => [`confidence (${signal})`, p.confidence[signal]] as const),
+      ['ml_signal.probability_up', p.ml_probability_up] as const,
+      ['pattern target before stop', p.pattern_target] as const,
+    ];
+    for (const [name, c] of rows) console.log(`| ${name} | ${c.metrics?.n ?? 0} | ${fmt(c.metrics?.brier)} | ${fmt(c.metrics?.ece)} |`);
+  }
+  const m = odds?.metrics ?? null;
+  if (m !== null) console.log(`| Kelly p (target before stop), no-edge Brier ${m.brier_no_edge.toFixed(4)} | ${m.n} | ${m.brier.toFixed(4)} | ${m.ece.toFixed(4)} |`);
+  const pooled = odds?.pooled ?? null;
+  if (pooled !== null) {
+    console.log(`\nKelly odds as of ${odds?.as_of}: ${pooled.n} trades (${pooled.windows.toFixed(0)} non-overlapping), target before stop ${(100 * pooled.hit_rate).toFixed(1)}% vs ${(100 * pooled.mean_p0).toFixed(1)}% for a driftless price`);
   }
 }
 
