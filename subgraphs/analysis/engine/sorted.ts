@@ -1,7 +1,7 @@
-/** Binary search over ascending strings (YYYY-MM-DD dates sort as strings). */
+/** Binary search over ascending strings (YYYY-MM-DD dates sort as strings) or numbers. */
 
 /** How many of `sorted` are <= value (the index just after the last such one). */
-export function upperBound(sorted: readonly string[], value: string): number {
+export function upperBound<T extends string | number>(sorted: ArrayLike<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

@@ -49,3 +49,20 @@ export function groupByDate(dates: readonly string[], keep: (row: number) => boo
 export function isFiniteNumber(value: number): boolean {
   return value - value === 0;
 }
+
+/**
+ * The HOLD event of the calibrators (state-evidence.ts) and the evaluation's reliability tables: 1 when a
+ * row's |excess| is below the median |excess| of its date's rows with a finite excess, 0 when it is not, NaN
+ * when its own excess is not finite.
+ */
+export function quietHalf(dates: readonly string[], excess: ArrayLike<number>): Float64Array {
+  assertSameLength(dates, excess);
+  const quiet = new Float64Array(dates.length).fill(NaN);
+  for (const rows of groupByDate(dates, (i) => isFiniteNumber(excess[i])).rows) {
+    const sizes = Array.from(rows, (i) => Math.abs(excess[i])).sort((a, b) => a - b);
+    const m = sizes.length;
+    const median = m % 2 === 1 ? sizes[(m - 1) / 2] : (sizes[m / 2 - 1] + sizes[m / 2]) / 2;
+    for (const i of rows) quiet[i] = Math.abs(excess[i]) < median ? 1 : 0;
+  }
+  return quiet;
+}

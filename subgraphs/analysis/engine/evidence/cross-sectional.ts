@@ -33,7 +33,7 @@
  * out-of-sample probability of the model serving its time.
  */
 import { modelAt, predictProbability, walkForward, type Dataset, type LogisticModel } from '../logistic.js';
-import { indexOfSorted } from '../sorted.js';
+import { indexOfSorted, upperBound } from '../sorted.js';
 import { groupByDate, isFiniteNumber } from './by-date.js';
 import { averageRanks } from './ic.js';
 import type { EvaluationRow } from './rows.js';
@@ -285,14 +285,7 @@ export function crossSectionalScores(input: CrossSectionalInput, options: CrossS
 
 /** The largest of the ascending `times` that is <= limit (the caller knows one exists). */
 function latestAtOrBefore(times: readonly number[], limit: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] <= limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return times[lo - 1];
+  return times[upperBound(times, limit) - 1];
 }
 
 /** Trainable rows with time <= limit. */

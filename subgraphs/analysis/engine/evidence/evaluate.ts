@@ -135,6 +135,12 @@ export const DEFAULT_BLOCK_FACTOR = 1;
 
 export const SATA_BUCKETS = ['0-3', '4-6', '7-10'] as const;
 
+/** The sata_score bucket of a score (0-3, 4-6, 7-10); null without a finite score. */
+export function sataBucket(score: number | null): (typeof SATA_BUCKETS)[number] | null {
+  if (score === null || !Number.isFinite(score)) return null;
+  return score <= 3 ? '0-3' : score <= 6 ? '4-6' : '7-10';
+}
+
 export interface LevelRow {
   level: string;
   summary: GroupSummary;
@@ -289,7 +295,8 @@ interface Resolved {
   draws: number;
 }
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
+/** An integer option, `fallback` when absent; RangeError unless a safe integer >= min. */
+export function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;
   if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${v}`);
   return v;
@@ -302,8 +309,13 @@ function blockFactorOption(value: number | undefined): number {
 }
 
 /** ceil(blockFactor x overlap). */
+/** The minimum bootstrap block: `overlap` consecutive snapshot dates whose forward windows overlap, times the block factor. */
+export function minBlockLength(overlap: number, blockFactor: number = DEFAULT_BLOCK_FACTOR): number {
+  return Math.max(1, Math.ceil(blockFactor * overlap - 1e-9));
+}
+
 function minBlock(overlap: number, resolved: Resolved): number {
-  return Math.max(1, Math.ceil(resolved.blockFactor * overlap - 1e-9));
+  return minBlockLength(overlap, resolved.blockFactor);
 }
 
 function resolve(rows: readonly EvaluationRow[], options: EvaluateOptions): Resolved {
@@ -356,11 +368,6 @@ const SMA_LEVELS = ['above', 'below'];
 
 function quantileLevels(k: number): string[] {
   return Array.from({ length: k }, (_, q) => `Q${q + 1}`);
-}
-
-function sataBucket(score: number | null): string | null {
-  if (score === null || !Number.isFinite(score)) return null;
-  return score <= 3 ? '0-3' : score <= 6 ? '4-6' : '7-10';
 }
 
 /** Per-date quantile bucket (Q1 lowest .. Qk highest) of a baseline among the rows of each date that have it. */

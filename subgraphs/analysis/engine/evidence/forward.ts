@@ -72,6 +72,18 @@ export function checkAscending(dates: readonly string[], label: string): void {
   }
 }
 
+/**
+ * The last date of every calendar month that `calendar` (ascending YYYY-MM-DD) has moved past, from `from` on:
+ * a month still in progress has no month end yet, so appending later dates never moves one.
+ */
+export function monthEnds(calendar: readonly string[], from?: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < calendar.length; i++) {
+    if (calendar[i].slice(0, 7) !== calendar[i + 1].slice(0, 7) && (from === undefined || calendar[i] >= from)) out.push(calendar[i]);
+  }
+  return out;
+}
+
 /** Sorted union of the dates of every series. */
 export function unionCalendar(universe: readonly CloseSeries[]): string[] {
   const all = new Set<string>();

@@ -21,6 +21,7 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { Signal } from '../document.js';
+import { quietHalf } from './by-date.js';
 import { calibrationMetrics, type CalibrationMetrics } from './calibration.js';
 import type { Evaluation, OutputName } from './evaluate.js';
 import type { EvaluationRow } from './rows.js';
@@ -85,26 +86,6 @@ function byDateSymbol(rows: readonly EvaluationRow[]): EvaluationRow[] {
   return [...rows].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
 }
 
-/** 1 when |excess| is below the median |excess| of the row's date (rows with a known excess), else 0; NaN unknown. */
-function quietLabels(rows: readonly EvaluationRow[], excess: Float64Array): Float64Array {
-  const quiet = new Float64Array(rows.length).fill(NaN);
-  let start = 0;
-  while (start < rows.length) {
-    let end = start;
-    while (end < rows.length && rows[end].date === rows[start].date) end++;
-    const sizes: number[] = [];
-    for (let i = start; i < end; i++) if (Number.isFinite(excess[i])) sizes.push(Math.abs(excess[i]));
-    if (sizes.length > 0) {
-      sizes.sort((a, b) => a - b);
-      const m = sizes.length;
-      const median = m % 2 === 1 ? sizes[(m - 1) / 2] : (sizes[m / 2 - 1] + sizes[m / 2]) / 2;
-      for (let i = start; i < end; i++) if (Number.isFinite(excess[i])) quiet[i] = Math.abs(excess[i]) < median ? 1 : 0;
-    }
-    start = end;
-  }
-  return quiet;
-}
-
 /**
  * Reliability of the probabilities the rows carry (see the file comment), in a fixed order; a probability
  * without any row whose outcome is known has n 0 (its table's bins are empty).
@@ -117,7 +98,7 @@ export function reliabilityFromRows(rows: readonly EvaluationRow[], options: Rel
     const v = r.forwardExcess[horizon];
     return typeof v === 'number' && Number.isFinite(v) ? v : NaN;
   });
-  const quiet = quietLabels(sorted, excess);
+  const quiet = quietHalf(sorted.map((r) => r.date), excess);
   const collect = (score: (r: EvaluationRow) => number | null, label: (i: number) => number): CalibrationMetrics => {
     const p: number[] = [];
     const y: number[] = [];

@@ -42,8 +42,9 @@ import type { PatternType } from '../document.js';
 import { createPrng } from '../prng.js';
 import { indexOfSorted, upperBound } from '../sorted.js';
 import { calibrate, calibrationMetrics, fitCalibrator, type Calibrator } from './calibration.js';
-import { DEFAULT_BLOCK_FACTOR, SATA_BUCKETS } from './evaluate.js';
-import { checkAscending, inferSamplingStep } from './forward.js';
+import { integerOption, minBlockLength, sataBucket } from './evaluate.js';
+import { quietHalf } from './by-date.js';
+import { checkAscending, inferSamplingStep, monthEnds } from './forward.js';
 import type { EvaluationRow } from './rows.js';
 import {
   EVIDENCE_OUTPUTS,
@@ -117,10 +118,7 @@ const CALIBRATION_KEYS: readonly CalibrationKey[] = ['BUY', 'SELL', 'HOLD', 'ml_
 // ---------------------------------------------------------------------------------------------------------
 
 /** The sata bucket of evaluate.ts: 0-3, 4-6, 7-10. */
-export function sataBucket(score: number | null): (typeof SATA_BUCKETS)[number] | null {
-  if (score === null || !Number.isFinite(score)) return null;
-  return score <= 3 ? '0-3' : score <= 6 ? '4-6' : '7-10';
-}
+export { sataBucket };
 
 /** 'STAGE 2 STRONG', or 'STAGE 2' when the strength is unknown; null without a stage. */
 export function stageLabel(row: Pick<StateRow, 'stage' | 'stageStrength'>): string | null {
@@ -214,7 +212,7 @@ function prepare(rows: readonly StateRow[], options: EvidenceTablesOptions, wind
           eligible.set(row.symbol, days);
         }
         // Days up to the detection's own: their windows end by the detection's window end.
-        const earlier = days.subarray(0, upperBoundInt(days, start));
+        const earlier = days.subarray(0, upperBound(days, start));
         const rng = createPrng(seed, streamOf(`placebo ${row.symbol} ${row.date}`));
         for (const o of placeboOutcomes(path, earlier, pattern.target, pattern.stop, window, draws, rng)) {
           placeboTrades++;
@@ -238,33 +236,9 @@ function prepare(rows: readonly StateRow[], options: EvidenceTablesOptions, wind
     });
   }
   // HOLD event: below the date's median |20-day excess| (all rows of a date become known together).
-  let start = 0;
-  while (start < out.length) {
-    let end = start;
-    while (end < out.length && out[end].row.date === out[start].row.date) end++;
-    const sizes: number[] = [];
-    for (let k = start; k < end; k++) if (Number.isFinite(out[k].ex20)) sizes.push(Math.abs(out[k].ex20));
-    if (sizes.length > 0) {
-      sizes.sort((a, b) => a - b);
-      const m = sizes.length;
-      const median = m % 2 === 1 ? sizes[(m - 1) / 2] : (sizes[m / 2 - 1] + sizes[m / 2]) / 2;
-      for (let k = start; k < end; k++) if (Number.isFinite(out[k].ex20)) out[k].quiet = Math.abs(out[k].ex20) < median ? 1 : 0;
-    }
-    start = end;
-  }
+  const quiet = quietHalf(out.map((p) => p.row.date), Float64Array.from(out, (p) => p.ex20));
+  out.forEach((p, k) => (p.quiet = quiet[k]));
   return out;
-}
-
-/** How many of the ascending integers are <= value. */
-function upperBoundInt(sorted: Int32Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -324,16 +298,9 @@ interface Resolved {
   draws: number;
 }
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
-  const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${v}`);
-  return v;
-}
-
-/** The minimum block of evaluate.ts: the overlap of h-day windows in snapshot dates, times the block factor. */
+/** The minimum block of evaluate.ts: the overlap of h-day windows in snapshot dates (default block factor). */
 function minBlockFor(horizon: number, step: number): number {
-  const overlap = Math.max(1, Math.ceil(horizon / step));
-  return Math.max(1, Math.ceil(DEFAULT_BLOCK_FACTOR * overlap - 1e-9));
+  return minBlockLength(Math.max(1, Math.ceil(horizon / step)));
 }
 
 function summaryOptions(resolved: Resolved, name: string, minBlockLength: number): SummaryOptions {
@@ -395,12 +362,7 @@ function calibration(key: CalibrationKey, acc: CalibrationAccumulator, calibrato
  * first outcome (`firstKnown`) is known. Empty when no outcome is known.
  */
 export function evidenceAsOfDates(calendar: readonly string[], firstKnown: string | null): string[] {
-  if (firstKnown === null) return [];
-  const out: string[] = [];
-  for (let i = 0; i + 1 < calendar.length; i++) {
-    if (calendar[i].slice(0, 7) !== calendar[i + 1].slice(0, 7) && calendar[i] >= firstKnown) out.push(calendar[i]);
-  }
-  return out;
+  return firstKnown === null ? [] : monthEnds(calendar, firstKnown);
 }
 
 /** The earliest date by which some snapshot's 20-day outcome is known; null when none is. */

@@ -5,6 +5,7 @@
  * D; short histories give n with null figures; the walk-forward calibrator of a known probability curve is
  * calibrated out of sample; results are deterministic and a partial sweep equals the full one.
  */
+import { quietHalf } from '../../../../subgraphs/analysis/engine/evidence/by-date.js';
 import { calibrate } from '../../../../subgraphs/analysis/engine/evidence/calibration.js';
 import type { CloseSeries } from '../../../../subgraphs/analysis/engine/evidence/forward.js';
 import type { EvaluationRow } from '../../../../subgraphs/analysis/engine/evidence/rows.js';
@@ -191,5 +192,15 @@ describe('walk-forward calibration', () => {
     expect(metrics.reliability).toHaveLength(10);
     for (const c of [0.2, 0.5, 0.8]) expect(Math.abs(calibrate(buy.calibrator, c) - truth(c))).toBeLessThan(0.05);
     expect(buy.event).toMatch(/beats the equal-weight universe/);
+  });
+});
+
+describe('the HOLD event', () => {
+  it("is 1 below the date's median |excess| among rows with a known excess, 0 at or above it, NaN when unknown", () => {
+    const dates = ['D2', 'D1', 'D1', 'D2', 'D1', 'D2', 'D1'];
+    const excess = [0.03, -0.01, 0.04, -0.02, NaN, 0.01, -0.02];
+    // D1: sizes 0.01, 0.02, 0.04 (median 0.02); D2: 0.01, 0.02, 0.03 (median 0.02).
+    expect(Array.from(quietHalf(dates, excess))).toEqual([0, 1, 0, 0, NaN, 1, 0]);
+    expect(Array.from(quietHalf(['D', 'D'], [0.01, -0.03]))).toEqual([1, 0]);
   });
 });
