@@ -7,31 +7,55 @@
  * every Nth trading day of the whole calendar (ANALYZE_HISTORY_EVERY, default 10; 0 turns it off) and then
  * refreshes both measurements. `tradegraph evaluate` refreshes them too, for any imported universe.
  *
- * Resumable and idempotent: the sample grid is fixed by the calendar's first day and N, a date counts as
- * done when it has snapshots, and only the dates from the first missing one on are analysed (a start
+ * Resumable and idempotent: the sample grid is fixed by the equities' calendar's first day and N, a date
+ * counts as done when it has snapshots of the current pipeline version (or when no equity can be documented
+ * on it), and only the dates from the first missing one on are analysed (a start
  * stopped during the history analyses them again next time; a run is one transaction).
  */
 import type { Db } from '../subgraphs/platform/db.js';
 import { runAnalysis, sampleDates, type AnalyzeOptions, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';
 import * as analysisStore from '../subgraphs/analysis/store.js';
 import { MIN_BARS } from '../subgraphs/analysis/analyze-batch.js';
+import { PIPELINE_VERSION } from '../subgraphs/analysis/engine/document.js';
 import { refreshEvidenceTables } from '../subgraphs/analysis/evidence-states.js';
 import { refreshCandidateOdds } from '../subgraphs/allocation/kelly-odds-store.js';
 
-/** Enough trading days to cover any store's calendar (about 400 years). */
-const WHOLE_CALENDAR = 100_000;
-
 /**
- * The sampled dates of the whole calendar that have no snapshot yet, oldest first. The grid starts on the
- * calendar's first day; dates before any equity has MIN_BARS bars can hold no snapshot and are left out.
+ * The sampled dates of the whole calendar that have no snapshot of the current pipeline version yet, oldest
+ * first. The calendar is the pipeline's (the dates of the equities' bars, not of an index that may reach
+ * further back), so the grid a resumed run samples from its first missing date is this grid. A date on
+ * which no equity can be documented (none has MIN_BARS bars through it) is not missing: it never gets a
+ * snapshot, and counting it would analyse the history again on every start.
  */
 export async function missingSampleDates(db: Db, every: number): Promise<string[]> {
-  const calendar = (await analysisStore.recentTradingDates(db, WHOLE_CALENDAR)).reverse();
+  const calendar = await analysisStore.equityBarDates(db);
   if (calendar.length < MIN_BARS) return [];
-  const firstDocumentable = calendar[MIN_BARS - 1];
-  const grid = sampleDates(calendar, calendar, every).filter((date) => date >= firstDocumentable);
-  const coverage = await analysisStore.snapshotCoverage(db, grid);
-  return grid.filter((date) => (coverage.get(date)?.snapshots ?? 0) === 0);
+  const grid = sampleDates(calendar, calendar, every).filter((date) => date >= calendar[MIN_BARS - 1]);
+  if (grid.length === 0) return [];
+  const done = new Set(
+    (await analysisStore.snapshotDateCounts(db, { from: grid[0] })).filter((c) => c.pipelineVersion === PIPELINE_VERSION).map((c) => c.date),
+  );
+  const undone = grid.filter((date) => !done.has(date));
+  if (undone.length === 0) return [];
+  const documentable = new Set(await documentableDates(db, undone));
+  return undone.filter((date) => documentable.has(date));
+}
+
+/**
+ * The dates among `dates` on which some equity has a bar and at least MIN_BARS bars through it (what the
+ * pipeline needs to document it). Each equity's MIN_BARS-th bar and its bar on a date are primary-key
+ * lookups, so this stays cheap on a long history.
+ */
+async function documentableDates(db: Db, dates: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ date: string }>(
+    `WITH ready AS (
+       SELECT s.symbol, (SELECT b.date FROM bars b WHERE b.symbol = s.symbol ORDER BY b.date OFFSET $2 LIMIT 1) AS from_date
+         FROM securities s WHERE s.asset_type = 'EQUITY')
+     SELECT d.date::text AS date FROM unnest($1::date[]) AS d(date)
+      WHERE EXISTS (SELECT 1 FROM ready r JOIN bars b ON b.symbol = r.symbol AND b.date = d.date WHERE r.from_date <= d.date)`,
+    [dates, MIN_BARS - 1],
+  );
+  return rows.map((r) => r.date);
 }
 
 /**
