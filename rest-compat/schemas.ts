@@ -58,11 +58,11 @@ const estimate = (what: string) =>
 const universeSchema = {
   ...nullable('object'),
   required: ['symbols', 'first_date', 'last_date', 'benchmark'],
-  description: "the universe the evidence was measured on: the store's equities, their first and last bar dates, and the benchmark of excess returns",
+  description: "the universe the evidence was measured on: the store's equities with a snapshot dated on or before as_of, the span of those snapshots, and the benchmark of excess returns",
   properties: {
-    symbols: { type: 'integer', minimum: 0 },
-    first_date: { type: 'string', description: 'YYYY-MM-DD' },
-    last_date: { type: 'string', description: 'YYYY-MM-DD' },
+    symbols: { type: 'integer', minimum: 0, description: 'equities with a snapshot dated on or before as_of' },
+    first_date: { type: 'string', description: 'YYYY-MM-DD of the first snapshot measured' },
+    last_date: { type: 'string', description: 'YYYY-MM-DD: the as-of date (no later bar or snapshot counts)' },
     benchmark: { type: 'string', enum: ['equal-weight'], description: 'forward returns are in excess of the equal-weight universe' },
   },
   additionalProperties: true,

@@ -270,13 +270,13 @@ export class StateEvidenceType {
 
 @ObjectType('EvidenceUniverse', { description: 'The universe evidence was measured on' })
 export class EvidenceUniverseType {
-  @Field(() => Int, { description: "Equities of the store's universe" })
+  @Field(() => Int, { description: "Equities of the store's universe with a snapshot dated on or before the as-of date" })
   symbols!: number;
 
-  @Field(() => String, { description: 'First bar date, YYYY-MM-DD' })
+  @Field(() => String, { description: 'Date of the first snapshot measured, YYYY-MM-DD' })
   firstDate!: string;
 
-  @Field(() => String, { description: 'Last bar date, YYYY-MM-DD' })
+  @Field(() => String, { description: 'The as-of date, YYYY-MM-DD (no later bar or snapshot counts)' })
   lastDate!: string;
 
   @Field(() => String, { description: "Benchmark of the excess returns: 'equal-weight'" })
