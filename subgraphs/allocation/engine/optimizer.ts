@@ -310,10 +310,17 @@ function stageWeightOf(c: Candidate, weights: Record<string, number>): number {
   return Math.max(0, finite(weights[`STAGE ${c.stage_number}`], 0));
 }
 
+/**
+ * Full Kelly f* = p - (1 - p) / b, b = risk_reward_ratio x rewardMultiplier; -Infinity (no edge) when p is
+ * unknown, b <= 0, or p is at or below the no-edge p0 with rewardMultiplier <= 1 (b is rounded to 4
+ * decimals, which could otherwise leave f* a hair above 0 at p = p0).
+ */
 function kellyFraction(c: Candidate, rewardMultiplier: number): number {
   const b = finite(c.risk_reward_ratio, 0) * rewardMultiplier;
   if (!(b > 0)) return -Infinity;
   if (typeof c.win_probability !== 'number' || !Number.isFinite(c.win_probability)) return -Infinity;
+  const p0 = c.kelly_odds?.p0;
+  if (rewardMultiplier <= 1 && typeof p0 === 'number' && c.win_probability <= p0) return -Infinity;
   const p = clamp01(c.win_probability);
   return p - (1 - p) / b;
 }
@@ -416,9 +423,7 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         }
         let f = kellyFraction(c, rewardMultiplier);
         if (half) f /= 2;
-        // p at or below the no-edge p0 is no edge, also when b's rounding would leave f* a hair above 0.
-        const p0 = c.kelly_odds?.p0;
-        if (!(f > 0) || (rewardMultiplier <= 1 && typeof p0 === 'number' && c.win_probability <= p0)) {
+        if (!(f > 0)) {
           negativeEdge++;
           continue;
         }

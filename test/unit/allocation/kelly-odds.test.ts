@@ -16,7 +16,7 @@ import {
   type CandidateOddsTable,
   type OddsTrade,
 } from '../../../subgraphs/allocation/engine/kelly-odds.js';
-import { optimize } from '../../../subgraphs/allocation/engine/optimizer.js';
+import { hybridBlend, optimize } from '../../../subgraphs/allocation/engine/optimizer.js';
 import type { Candidate } from '../../../subgraphs/allocation/engine/types.js';
 import { candidate, input, settings } from './fixtures.js';
 
@@ -117,6 +117,19 @@ describe('Kelly on measured odds', () => {
     const cands = latest.map((c) => withOdds(c, table));
     const r = optimize(input(cands, { risk_settings: settings('HYBRID_WEIGHTED', { max_positions: 40 }) }));
     expect(r.diagnostics.binding_notes.some((n) => n.startsWith(`HYBRID_WEIGHTED: the Kelly part uses the measured chance of target before stop per state (as of ${table.as_of})`))).toBe(true);
+  });
+
+  it('a measured p at the no-edge p0 is no edge, also when the rounded reward-to-risk leaves f* a hair above 0', () => {
+    // entry 100, stop 97, target 105: p0 = 3 / 8 exactly, b = 5 / 3 rounded up to 1.6667, so p0 - (1 - p0) / b > 0.
+    const base = candidate('EDGE0', { entry: 100, stop: 97, target: 105 });
+    const atP0 = withOdds({ ...base, risk_reward_ratio: 1.6667 }, table);
+    const odds = { ...(atP0.kelly_odds as NonNullable<Candidate['kelly_odds']>), p: 0.375 };
+    expect(odds.p0).toBe(0.375);
+    const c: Candidate = { ...atP0, win_probability: 0.375, kelly_odds: odds };
+    expect(0.375 - 0.625 / 1.6667).toBeGreaterThan(0);
+    expect(hybridBlend(c)).toBe(hybridBlend({ ...c, win_probability: null }));
+    const r = optimize(input([c], { risk_settings: settings('KELLY_CRITERION') }));
+    expect(r.allocations).toEqual([]);
   });
 
   it('without measured odds Kelly gives no position and says the odds are not measured', () => {
