@@ -4,10 +4,10 @@
  *
  * refreshCandidateOdds: the as-of schedule is the last trading day of each complete calendar month of the
  * equities' calendar, from the month in which the first snapshot's outcome can be known (its date + W
- * bars). When every scheduled date is stored, nothing is read. Otherwise every snapshot of the current
- * pipeline version is read a few dates at a time and reduced to its trade (engine/candidates.ts; only
- * eligible candidates with a target), each trade is followed over its symbol's bars, and the missing
- * tables are written in one transaction. A table depends only on outcomes known by its as-of date, so a
+ * bars). The schedule needs the calendar only, so when every scheduled date is stored no bar or document is
+ * read. Otherwise every snapshot of the current pipeline version is read a few dates at a time and reduced
+ * to its trade (engine/candidates.ts; only eligible candidates with a target), each trade is followed over
+ * its symbol's bars, and the missing tables are written in one transaction. A table depends only on outcomes known by its as-of date, so a
  * stored table is never rewritten and a repeated refresh computes nothing.
  *
  * candidateOddsFor(db, date): the table with the greatest as_of <= date (current pipeline version), or null.
@@ -41,7 +41,8 @@ export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: 
   const version = options.pipelineVersion ?? PIPELINE_VERSION;
   const dates = (await analysisStore.snapshotDateCounts(db, {})).filter((c) => c.pipelineVersion === version).map((c) => c.date);
   if (dates.length === 0) return { computed: [], skipped: 0, trades: 0 };
-  const { equities, calendar } = equitiesWithBars(await analysisStore.listAllSecurities(db), await analysisStore.listAllBarSeries(db));
+  // The schedule needs the calendar only (the equities' bar dates); the bars are loaded when a table is missing.
+  const calendar = await analysisStore.equityBarDates(db);
   const first = calendar.findIndex((d) => d >= dates[0]);
   if (first < 0 || first + ODDS_WINDOW >= calendar.length) return { computed: [], skipped: 0, trades: 0 };
   const schedule = monthEnds(calendar, calendar[first + ODDS_WINDOW]);
@@ -51,6 +52,7 @@ export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: 
   const missing = schedule.filter((d) => !stored.has(d));
   if (missing.length === 0) return { computed: [], skipped: schedule.length, trades: 0 };
 
+  const { equities } = equitiesWithBars(await analysisStore.listAllSecurities(db), await analysisStore.listAllBarSeries(db));
   const bars = new Map(equities.map((e) => [e.security.symbol, e.bars] as const));
   const bySymbol = new Map<string, Candidate[]>();
   for (let k = 0; k < dates.length; k += DATES_PER_READ) {

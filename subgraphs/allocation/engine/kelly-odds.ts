@@ -48,6 +48,7 @@
  *    (10 uniform bins) and the reliability table (calibration.ts), with the no-edge reference's Brier score.
  */
 import { calibrationMetrics, type ReliabilityRow } from '../../analysis/engine/evidence/calibration.js';
+import { evidenceAsOfDates } from '../../analysis/engine/evidence/states.js';
 import { DEFAULT_PATTERN_WINDOW, targetOutcome, type PathSeries } from '../../analysis/engine/evidence/targets.js';
 import { indexOfSorted } from '../../analysis/engine/sorted.js';
 import type { Candidate, KellyOdds } from './types.js';
@@ -273,21 +274,12 @@ export interface CandidateOddsTable {
   metrics: OddsMetrics | null;
 }
 
-/** Last date of each complete calendar month of `calendar` (ascending YYYY-MM-DD), from `from` on. */
-export function monthEnds(calendar: readonly string[], from?: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 1 < calendar.length; i++) {
-    if (calendar[i].slice(0, 7) !== calendar[i + 1].slice(0, 7) && (from === undefined || calendar[i] >= from)) out.push(calendar[i]);
-  }
-  return out;
-}
-
-/** The as-of dates of a history: month ends from the month of the first known outcome. */
-export function oddsAsOfDates(calendar: readonly string[], trades: readonly OddsTrade[]): string[] {
-  if (trades.length === 0) return [];
-  let first = trades[0].known;
-  for (const t of trades) if (t.known < first) first = t.known;
-  return monthEnds(calendar, first.slice(0, 7) + '-01').filter((d) => d >= first);
+/**
+ * The as-of dates of a calendar (ascending YYYY-MM-DD): the last trading day of each complete calendar month,
+ * from `from` on (header, step 5). The same schedule as the evidence tables (one month-end rule for both).
+ */
+export function monthEnds(calendar: readonly string[], from: string | null = calendar[0] ?? null): string[] {
+  return evidenceAsOfDates(calendar, from);
 }
 
 /** The tables for every as-of date (ascending), from the full history of trades. */
