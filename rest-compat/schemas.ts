@@ -155,7 +155,7 @@ export const snapshotCalibrationSchema = {
 const reliabilityRow = {
   type: 'object',
   required: ['low', 'high', 'n', 'meanPredicted', 'observedRate', 'observedLow', 'observedHigh'],
-  description: 'one decile bin of calibrated probabilities: its range, rows, mean predicted and observed rate with the Wilson 95% interval (null when empty)',
+  description: 'one of ten equal-width bins of calibrated probability (0-0.1, ..., 0.9-1): its range, rows, mean predicted and observed rate with the Wilson 95% interval (null when empty)',
   properties: {
     low: nullable('number'),
     high: nullable('number'),
@@ -180,7 +180,7 @@ const probabilityCalibration = {
     metrics: {
       ...nullable('object'),
       required: ['n', 'brier', 'ece', 'reliability'],
-      description: 'out-of-sample (walk-forward: each month scored by the calibrator of the month before): Brier score, expected calibration error and the reliability table per decile; null without scored rows',
+      description: 'out-of-sample (walk-forward: each month scored by the calibrator of the month before): Brier score, expected calibration error and the reliability table in ten equal-width bins of probability; null without scored rows',
       properties: { n: { type: 'integer', minimum: 0 }, brier: { type: 'number' }, ece: { type: 'number' }, reliability: { type: 'array', items: reliabilityRow } },
       additionalProperties: true,
     },

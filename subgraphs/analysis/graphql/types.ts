@@ -395,7 +395,7 @@ export class CalibrationMetricsType {
   @Field(() => Float, { nullable: true, description: 'Expected calibration error' })
   ece!: number | null;
 
-  @Field(() => [ReliabilityBinType], { description: 'Reliability table per decile of predicted probability' })
+  @Field(() => [ReliabilityBinType], { description: 'Reliability table: ten equal-width bins of predicted probability (0-0.1, ..., 0.9-1)' })
   reliability!: ReliabilityBinType[];
 }
 
