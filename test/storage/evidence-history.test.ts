@@ -14,23 +14,13 @@ import * as store from '../../subgraphs/analysis/store.js';
 import { MIN_BARS } from '../../subgraphs/analysis/analyze-batch.js';
 import { ensureSampledHistory, missingSampleDates } from '../../cli/evidence-history.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
+import { weekdays } from '../helpers/dates.js';
 
 const EVERY = 7;
 const INDEX = 'IDX';
 
-/** Weekdays from 2019-01-01. */
-function businessDays(n: number): string[] {
-  const out: string[] = [];
-  const d = new Date(Date.UTC(2019, 0, 1));
-  while (out.length < n) {
-    const day = d.getUTCDay();
-    if (day !== 0 && day !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
-}
 
-const days = businessDays(260);
+const days = weekdays(260, '2019-01-01');
 /** The index has bars from the first day; the equities from day 60 (A) and day 75 (B). */
 const EQUITY_STARTS: Record<string, number> = { AAA: 60, BBB: 75 };
 

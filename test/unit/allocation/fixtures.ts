@@ -11,6 +11,7 @@ import type {
   OptimizeInput,
   SnapshotRowFields,
 } from '../../../subgraphs/allocation/engine/types.js';
+import { weekdays } from '../../helpers/dates.js';
 
 const STRENGTH_FACTORS = { VERY_STRONG: 1, STRONG: 0.75, MODERATE: 0.5, WEAK: 0.25 } as const;
 
@@ -85,14 +86,7 @@ function sharedTradingDates(n: number, start: string): readonly string[] {
   const key = `${start}/${n}`;
   let dates = datesCache.get(key);
   if (dates === undefined) {
-    const out: string[] = [];
-    const d = new Date(`${start}T00:00:00Z`);
-    while (out.length < n) {
-      const day = d.getUTCDay();
-      if (day !== 0 && day !== 6) out.push(d.toISOString().slice(0, 10));
-      d.setUTCDate(d.getUTCDate() + 1);
-    }
-    dates = Object.freeze(out);
+    dates = Object.freeze(weekdays(n, start));
     datesCache.set(key, dates);
   }
   return dates;

@@ -12,22 +12,14 @@ import type { Bar } from '../../../subgraphs/analysis/engine/market-types.js';
 import { upsertBars, upsertSecurities, upsertSnapshots, type SnapshotRow } from '../../../subgraphs/analysis/store.js';
 import type { Principal } from '../../../subgraphs/platform/principal.js';
 import { openTestDb, type TestDb } from '../../helpers/db.js';
+import { weekdays } from '../../helpers/dates.js';
 
 const W = 60;
 const SPACING = W + 1;
 const TRADES = 16;
 
-function weekdays(n: number, start = '2018-01-02'): string[] {
-  const out: string[] = [];
-  const d = new Date(`${start}T00:00:00Z`);
-  while (out.length < n) {
-    if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
-}
 
-const DATES = weekdays(TRADES * SPACING + 2);
+const DATES = weekdays(TRADES * SPACING + 2, '2018-01-02');
 
 /** Symbols: 'H*' stage 2 STRONG whose target is hit 3 times in 4; 'P*' stage 2 WEAK hit 1 in 5 (p0 = 1 in 4); 'L*' stage 2 MODERATE 1 in 10. */
 const GROUPS: Array<{ prefix: string; strength: string; hit: (j: number) => boolean }> = [

@@ -19,18 +19,10 @@ import {
 import { hybridBlend, optimize } from '../../../subgraphs/allocation/engine/optimizer.js';
 import type { Candidate } from '../../../subgraphs/allocation/engine/types.js';
 import { candidate, input, settings } from './fixtures.js';
+import { weekdays } from '../../helpers/dates.js';
 
 const W = 60;
 
-function weekdays(n: number, start = '2015-01-02'): string[] {
-  const out: string[] = [];
-  const d = new Date(`${start}T00:00:00Z`);
-  while (out.length < n) {
-    if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
-}
 
 interface Path {
   symbol: string;
@@ -69,7 +61,7 @@ const planted = (symbol: string, strength: 'STRONG' | 'WEAK' | 'MODERATE', outco
 const evenly = (count: number, rate: number): boolean[] => Array.from({ length: count }, (_, i) => Math.floor((i + 1) * rate) > Math.floor(i * rate));
 
 describe('Kelly on measured odds', () => {
-  const dates = weekdays(40 * (W + 1) + 2);
+  const dates = weekdays(40 * (W + 1) + 2, '2015-01-02');
   // Per state 10 symbols x 40 non-overlapping trades: STRONG hits 60% (p0 0.25), WEAK exactly 25%, MODERATE 10%.
   const groups = { STRONG: 0.6, WEAK: 0.25, MODERATE: 0.1 } as const;
   const trades: OddsTrade[] = [];
@@ -165,7 +157,7 @@ describe('Kelly on measured odds', () => {
 
 /** Random walks (no drift) with highs and lows; weekly candidates with a 5% stop and a 10-20% target. */
 function nullUniverse(seed: number, symbols = 30, days = 1300): { trades: OddsTrade[]; latest: Candidate[]; calendar: string[]; paths: Map<string, Path>; cands: Map<string, Candidate[]> } {
-  const calendar = weekdays(days);
+  const calendar = weekdays(days, '2015-01-02');
   const trades: OddsTrade[] = [];
   const latest: Candidate[] = [];
   const paths = new Map<string, Path>();

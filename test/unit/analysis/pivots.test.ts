@@ -1,5 +1,6 @@
 import { FALLBACK_ATR_FRACTION, atrAt, zigZag, type Pivot, type PriceInput } from '../../../subgraphs/analysis/engine/pivots.js';
-import { randomWalk, weekdays } from './price-paths.js';
+import { weekdays } from '../../helpers/dates.js';
+import { randomWalk } from './price-paths.js';
 
 /** Bars with the given highs and lows, close at the midpoint, ATR constant (or NaN). */
 function bars(highs: number[], lows: number[], atrValue: number): PriceInput {

@@ -10,6 +10,7 @@
 import { atr } from '../../../subgraphs/analysis/engine/indicators.js';
 import { createPrng } from '../../../subgraphs/analysis/engine/prng.js';
 import type { PriceInput } from '../../../subgraphs/analysis/engine/pivots.js';
+import { weekdays } from '../../helpers/dates.js';
 
 export interface Waypoint {
   /** Bar index (the first waypoint must be at bar 0; bars strictly increasing). */
@@ -28,18 +29,6 @@ export interface PathOptions {
   baseVolume?: number;
   /** PRNG seed of the noise (default 1). */
   seed?: number;
-}
-
-/** Weekday dates, YYYY-MM-DD, starting 2023-01-02 (a Monday). */
-export function weekdays(count: number): string[] {
-  const out: string[] = [];
-  const d = new Date(Date.UTC(2023, 0, 2));
-  while (out.length < count) {
-    const day = d.getUTCDay();
-    if (day !== 0 && day !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
 }
 
 /** OHLC bars around the given closes (open = previous close, wicks from the PRNG), ATR(14) attached. */
