@@ -81,10 +81,14 @@ export interface EvidenceRefresh {
   ms: number;
 }
 
-/** Computes every missing evidence table and candidate-odds table of the current pipeline version. */
-export async function refreshEvidence(db: Db): Promise<EvidenceRefresh> {
+/**
+ * Computes every missing evidence table and candidate-odds table of the current pipeline version. Each
+ * of the two is one computation (seconds to a minute on a large history); an abort between them skips
+ * the second (a later start or evaluate computes what is missing).
+ */
+export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<EvidenceRefresh> {
   const started = performance.now();
   const tables = await refreshEvidenceTables(db);
-  const odds = await refreshCandidateOdds(db);
+  const odds = signal?.aborted ? { computed: [] } : await refreshCandidateOdds(db);
   return { tables: tables.computed.length, odds: odds.computed.length, ms: Math.round(performance.now() - started) };
 }

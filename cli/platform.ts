@@ -137,7 +137,7 @@ async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: 
     } catch (err) {
       if (!aborted()) throw err;
     }
-    if (!aborted()) evidence = await refreshEvidence(db);
+    if (!aborted()) evidence = await refreshEvidence(db, options.signal);
   }
   return { demo, analysis, history, evidence };
 }
