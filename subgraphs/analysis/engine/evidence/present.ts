@@ -13,13 +13,18 @@
  *   for gets n 0, dates 0 and null estimates; a state the snapshot does not have (no stage yet, no best
  *   pattern) is null. Without a table: as_of, pipeline_version and universe null, every state entry
  *   null, status 'not_measured' and a reason.
- * - `calibration`: { as_of, confidence, ml_probability_up, pattern_target }, each { raw, probability,
+ * - `calibration`: { as_of, confidence, enhanced_confidence, ml_probability_up, pattern_target }, each { raw, probability,
  *   event, method, n, brier, ece, reason }: raw is the stored value, probability the calibrated one (null
  *   when not measured, `reason` says why; reason is null otherwise), event what it is the chance of,
  *   method and n of the calibrator (n: outcomes it was fitted on), brier and ece its out-of-sample
  *   metrics. The confidence calibrator is the one of the snapshot's rules signal (its event differs by
- *   signal). pattern_target's raw is the best pattern's confidence.
- * - In place: `confidence` := calibration.confidence.probability; `ml_signal.probability_up` := the
+ *   signal). enhanced_confidence is `enhanced_signal.confidence` by the calibrator of the snapshot's
+ *   enhanced signal (the same events); a table stored before that calibrator was measured lacks it, and
+ *   the probability is then null with a reason saying so. pattern_target's raw is the best pattern's
+ *   confidence.
+ * - In place: `confidence` := calibration.confidence.probability; `enhanced_signal.confidence` :=
+ *   calibration.enhanced_confidence.probability, the stored value kept in `enhanced_signal.raw_confidence`;
+ *   `ml_signal.probability_up` := the
  *   calibrated probability, and `ml_signal.confidence` (|2 p - 1| of the probability) recomputed from it
  *   with the stored value kept in `ml_signal.raw_confidence`; every pattern entry's `confidence`
  *   (detected_patterns, recent_patterns, best_pattern, best_recent_pattern and the price_targets whose
@@ -76,6 +81,7 @@ export interface PresentedProbability {
 export interface SnapshotCalibration {
   as_of: string | null;
   confidence: PresentedProbability;
+  enhanced_confidence: PresentedProbability;
   ml_probability_up: PresentedProbability;
   pattern_target: PresentedProbability;
 }
@@ -155,6 +161,32 @@ function presentProbability(raw: number | null, calibration: ProbabilityCalibrat
   return Number.isFinite(p) ? result(p, null) : result(null, `the calibrator gives no value for ${what} ${raw}`);
 }
 
+const isSignal = (v: unknown): v is 'BUY' | 'SELL' | 'HOLD' => v === 'BUY' || v === 'SELL' || v === 'HOLD';
+
+function enhancedConfidenceOf(doc: AnalysisDocument, table: EvidenceTable | null): PresentedProbability {
+  const enhanced: unknown = doc.enhanced_signal;
+  const signal = isObject(enhanced) ? enhanced.signal : null;
+  const known = isSignal(signal);
+  const calibrators = table?.probabilities.enhanced_confidence;
+  const why =
+    table === null
+      ? NO_TABLE
+      : !isObject(enhanced)
+        ? 'the snapshot has no enhanced signal'
+        : !known
+          ? 'the snapshot has no enhanced signal, whose calibrator the enhanced confidence needs'
+          : calibrators === undefined
+            ? `the evidence table of ${table.as_of} predates the enhanced signal's confidence calibrator (it was stored before that probability was measured)`
+            : null;
+  return presentProbability(
+    finiteOrNull(isObject(enhanced) ? enhanced.confidence : null),
+    known && calibrators !== undefined ? calibrators[signal] : null,
+    known ? PROBABILITY_EVENTS[signal] : null,
+    `enhanced confidence of ${known ? signal : 'a signal'}`,
+    why,
+  );
+}
+
 function calibrationOf(doc: AnalysisDocument, table: EvidenceTable | null): SnapshotCalibration {
   const signal = doc.signal;
   const known = signal === 'BUY' || signal === 'SELL' || signal === 'HOLD';
@@ -180,7 +212,7 @@ function calibrationOf(doc: AnalysisDocument, table: EvidenceTable | null): Snap
     'best pattern confidence',
     noTable,
   );
-  return { as_of: table?.as_of ?? null, confidence, ml_probability_up: ml, pattern_target: pattern };
+  return { as_of: table?.as_of ?? null, confidence, enhanced_confidence: enhancedConfidenceOf(doc, table), ml_probability_up: ml, pattern_target: pattern };
 }
 
 /** A pattern-like entry with its confidence calibrated and the stored one kept in raw_confidence. */
@@ -202,6 +234,9 @@ export function presentSnapshot<T extends Json>(stored: T, table: EvidenceTable 
   };
   const out: Record<string, unknown> = { ...stored };
   if ('confidence' in stored) out.confidence = calibration.confidence.probability;
+  if (isObject(stored.enhanced_signal)) {
+    out.enhanced_signal = { ...stored.enhanced_signal, confidence: calibration.enhanced_confidence.probability, raw_confidence: stored.enhanced_signal.confidence ?? null };
+  }
   if (isObject(stored.ml_signal)) {
     const p = calibration.ml_probability_up.probability;
     out.ml_signal = { ...stored.ml_signal, probability_up: p, confidence: p === null ? null : Math.abs(2 * p - 1), raw_confidence: stored.ml_signal.confidence ?? null };

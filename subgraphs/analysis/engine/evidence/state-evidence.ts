@@ -43,7 +43,7 @@ export interface StateRecord {
  * signal 'BUY' | 'SELL' | 'HOLD' (rules signal), sata_bucket '0-3' | '4-6' | '7-10' (evaluate.ts buckets),
  * best_pattern: the best pattern's type.
  */
-export const PROBABILITY_NAMES = ['confidence', 'ml_probability_up', 'pattern_target'] as const;
+export const PROBABILITY_NAMES = ['confidence', 'enhanced_confidence', 'ml_probability_up', 'pattern_target'] as const;
 export type ProbabilityName = (typeof PROBABILITY_NAMES)[number];
 
 export interface ProbabilityCalibration {
@@ -64,9 +64,14 @@ export interface EvidenceTable {
   pipeline_version: string;
   universe: { symbols: number; first_date: string; last_date: string; benchmark: 'equal-weight' };
   states: Record<EvidenceOutput, Record<string, StateRecord>>;
-  /** confidence: one calibrator per rules signal (its event differs by signal). */
+  /**
+   * confidence: one calibrator per rules signal (its event differs by signal); enhanced_confidence: one per
+   * enhanced (blended) signal, with the same events, scored by `enhanced_signal.confidence`. Tables stored
+   * before enhanced_confidence was measured lack the key (readers treat it as not measured).
+   */
   probabilities: {
     confidence: Record<'BUY' | 'SELL' | 'HOLD', ProbabilityCalibration>;
+    enhanced_confidence?: Record<'BUY' | 'SELL' | 'HOLD', ProbabilityCalibration>;
     ml_probability_up: ProbabilityCalibration;
     pattern_target: ProbabilityCalibration;
   };

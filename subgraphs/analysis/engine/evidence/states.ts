@@ -28,7 +28,10 @@
  * placebo share (the same distances from `placeboDraws` random earlier days of the same symbol).
  *
  * Calibrators (calibration.ts fitCalibrator, isotonic, shrunk toward the base rate with the default prior
- * strength) on every known (score, outcome) pair; null below MIN_CALIBRATION_OUTCOMES. Out-of-sample
+ * strength) on every known (score, outcome) pair; null below MIN_CALIBRATION_OUTCOMES. The rules confidence
+ * and the enhanced (blended) signal's confidence have one calibrator per signal each, with the same events
+ * (BUY right: 20-day excess > 0; SELL: < 0; HOLD: in the quieter half of its date), keyed by the rules
+ * signal and by the enhanced signal respectively. Out-of-sample
  * metrics walk forward: every row whose outcome is known by A is scored by the calibrator of the table a
  * snapshot on its date would have used (the greatest as-of <= its date, always fitted before its outcome
  * was known), rows without such a calibrator are left out, and Brier score, ECE and the reliability table
@@ -38,7 +41,7 @@
  * figure (not from how many states exist), and each detection's placebo draws have a stream derived from its
  * symbol and date.
  */
-import type { PatternType } from '../document.js';
+import type { PatternType, Signal } from '../document.js';
 import { createPrng } from '../prng.js';
 import { indexOfSorted, upperBound } from '../sorted.js';
 import { calibrate, calibrationMetrics, fitCalibrator, type Calibrator } from './calibration.js';
@@ -65,6 +68,10 @@ export interface StateRow
   bestPatternType: PatternType | null;
   /** The best pattern's confidence (the pattern_target score); null without one. */
   patternConfidence: number | null;
+  /** The enhanced (blended) signal; absent or null without one (no enhanced_confidence outcome then). */
+  enhancedSignal?: Signal | null;
+  /** `enhanced_signal.confidence` (the enhanced_confidence score); absent or null without one. */
+  enhancedConfidence?: number | null;
 }
 
 export interface EvidenceTablesOptions {
@@ -110,8 +117,13 @@ export const PROBABILITY_EVENTS = {
   pattern_target: 'the best pattern reaches its target before its invalidation level within the pattern window (timeouts count as misses)',
 } as const;
 
-type CalibrationKey = 'BUY' | 'SELL' | 'HOLD' | 'ml_probability_up' | 'pattern_target';
-const CALIBRATION_KEYS: readonly CalibrationKey[] = ['BUY', 'SELL', 'HOLD', 'ml_probability_up', 'pattern_target'];
+const SIGNALS = ['BUY', 'SELL', 'HOLD'] as const;
+type SignalKey = (typeof SIGNALS)[number];
+/** Per-signal calibrators: the rules confidence ('BUY') and the enhanced signal's ('enhanced BUY'). */
+type EnhancedKey = `enhanced ${SignalKey}`;
+type CalibrationKey = SignalKey | EnhancedKey | 'ml_probability_up' | 'pattern_target';
+const ENHANCED_KEYS: readonly EnhancedKey[] = SIGNALS.map((signal) => `enhanced ${signal}` as const);
+const CALIBRATION_KEYS: readonly CalibrationKey[] = [...SIGNALS, ...ENHANCED_KEYS, 'ml_probability_up', 'pattern_target'];
 
 // ---------------------------------------------------------------------------------------------------------
 // Labels
@@ -271,14 +283,28 @@ interface CalibrationAccumulator {
   oosY: number[];
 }
 
+/** A signal key's signal ('enhanced SELL' -> 'SELL'); null for the other probabilities. */
+function signalOf(key: CalibrationKey): SignalKey | null {
+  if (key === 'ml_probability_up' || key === 'pattern_target') return null;
+  return key.startsWith('enhanced ') ? (key.slice('enhanced '.length) as SignalKey) : (key as SignalKey);
+}
+
+function scoreOf(r: StateRow, key: CalibrationKey): number | null | undefined {
+  if (key === 'ml_probability_up') return r.mlProbability;
+  if (key === 'pattern_target') return r.patternConfidence;
+  const signal = signalOf(key);
+  if (key.startsWith('enhanced ')) return r.enhancedSignal === signal ? r.enhancedConfidence : null;
+  return r.signal === signal ? r.confidence : null;
+}
+
 function scoreAndLabel(p: Prepared, key: CalibrationKey): [number, number] | null {
-  const r = p.row;
-  const score = key === 'ml_probability_up' ? r.mlProbability : key === 'pattern_target' ? r.patternConfidence : r.signal === key ? r.confidence : null;
-  if (score === null || !Number.isFinite(score)) return null;
+  const score = scoreOf(p.row, key);
+  if (score === null || score === undefined || !Number.isFinite(score)) return null;
+  const signal = signalOf(key);
   let label: number;
   if (key === 'pattern_target') label = p.hit;
-  else if (key === 'HOLD') label = p.quiet;
-  else if (key === 'SELL') label = p.ex20 < 0 ? 1 : 0;
+  else if (signal === 'HOLD') label = p.quiet;
+  else if (signal === 'SELL') label = p.ex20 < 0 ? 1 : 0;
   else label = p.ex20 > 0 ? 1 : 0;
   if (key !== 'pattern_target' && !Number.isFinite(p.ex20)) return null;
   return Number.isFinite(label) ? [score, label] : null;
@@ -343,7 +369,7 @@ function calibration(key: CalibrationKey, acc: CalibrationAccumulator, calibrato
     metrics = { n: m.n, brier: m.brier as number, ece: m.ece as number, reliability: m.reliability };
   }
   return {
-    event: PROBABILITY_EVENTS[key],
+    event: PROBABILITY_EVENTS[signalOf(key) ?? (key as 'ml_probability_up' | 'pattern_target')],
     n,
     base_rate: n > 0 ? positives / n : null,
     method: calibrator === null ? null : calibrator.method,
@@ -437,7 +463,7 @@ export function evidenceTables(rows: readonly StateRow[], options: EvidenceTable
         const label = p.labels[output];
         if (label !== null) stateOf(output, label).short.push(p.row.date, p.ex20);
       }
-      addCalibration(p, ['BUY', 'SELL', 'HOLD', 'ml_probability_up']);
+      addCalibration(p, [...SIGNALS, ...ENHANCED_KEYS, 'ml_probability_up']);
     }
     for (const p of by60[k]) {
       for (const output of EVIDENCE_OUTPUTS) {
@@ -487,6 +513,7 @@ export function evidenceTables(rows: readonly StateRow[], options: EvidenceTable
       states: record,
       probabilities: {
         confidence: { BUY: probability('BUY'), SELL: probability('SELL'), HOLD: probability('HOLD') },
+        enhanced_confidence: { BUY: probability('enhanced BUY'), SELL: probability('enhanced SELL'), HOLD: probability('enhanced HOLD') },
         ml_probability_up: probability('ml_probability_up'),
         pattern_target: probability('pattern_target'),
       },

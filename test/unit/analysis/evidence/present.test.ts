@@ -3,8 +3,9 @@
  * without a table nothing is measured (status not_measured, every probability null, the raw values kept);
  * with a table the snapshot's own state records are the table's (n 0 and null figures for a state the
  * table has no row for, null for a state the snapshot lacks), and every probability the document shows is
- * the table's calibrator applied to the stored value, which is kept in calibration.raw / raw_confidence.
- * The stored document is never changed.
+ * the table's calibrator applied to the stored value, which is kept in calibration.raw / raw_confidence
+ * (the enhanced signal's confidence by the calibrator of the enhanced signal; a table stored before that
+ * calibrator existed gives null with a reason). The stored document is never changed.
  */
 import { calibrate, calibrationMetrics, fitCalibrator, type Calibrator } from '../../../../subgraphs/analysis/engine/evidence/calibration.js';
 import { presentSnapshot, snapshotStates } from '../../../../subgraphs/analysis/engine/evidence/present.js';
@@ -46,6 +47,7 @@ function storedDoc(over: Doc = {}): Doc {
     signal: 'BUY',
     confidence: 0.7,
     ml_signal: { signal: 'BUY', probability_up: 0.58, confidence: 0.16, model: { model: 'logistic_regression' } },
+    enhanced_signal: { signal: 'BUY', score: 0.35, confidence: 0.55, rules_weight: 1, ml_weight: 0, reasons: ['rules only'] },
     analysis_date: '2024-03-15',
     risk_parameters: { entry_price: 100 },
     symbol: 'ACME',
@@ -105,6 +107,11 @@ function table(over: Partial<EvidenceTable['probabilities']> = {}): EvidenceTabl
         SELL: probability(PROBABILITY_EVENTS.SELL, curveCalibrator(1000, -0.15), 1000),
         HOLD: probability(PROBABILITY_EVENTS.HOLD, null, 150),
       },
+      enhanced_confidence: {
+        BUY: probability(PROBABILITY_EVENTS.BUY, curveCalibrator(900, 0.05), 900),
+        SELL: probability(PROBABILITY_EVENTS.SELL, curveCalibrator(900, -0.2), 900),
+        HOLD: probability(PROBABILITY_EVENTS.HOLD, null, 120),
+      },
       ml_probability_up: probability(PROBABILITY_EVENTS.ml_probability_up, curveCalibrator(800, 0.1), 800),
       pattern_target: probability(PROBABILITY_EVENTS.pattern_target, curveCalibrator(600, -0.1), 600),
       ...over,
@@ -157,6 +164,8 @@ describe('without an evidence table', () => {
     expect(out.calibration.confidence).toEqual({ raw: 0.7, probability: null, event: PROBABILITY_EVENTS.BUY, method: null, n: 0, brier: null, ece: null, reason: expect.any(String) });
     expect(out.calibration.ml_probability_up).toMatchObject({ raw: 0.58, probability: null, event: PROBABILITY_EVENTS.ml_probability_up, n: 0 });
     expect(out.calibration.pattern_target).toMatchObject({ raw: 0.62, probability: null, event: PROBABILITY_EVENTS.pattern_target, n: 0 });
+    expect(out.enhanced_signal).toEqual({ ...(stored.enhanced_signal as Doc), confidence: null, raw_confidence: 0.55 });
+    expect(out.calibration.enhanced_confidence).toEqual({ raw: 0.55, probability: null, event: PROBABILITY_EVENTS.BUY, method: null, n: 0, brier: null, ece: null, reason: expect.stringMatching(/no evidence table/) });
   });
 
   it('keeps every other key as stored, and never changes the stored document (frozen here)', () => {
@@ -238,6 +247,55 @@ describe('with an evidence table', () => {
     expect(p).not.toBe(0.58);
     expect(out.ml_signal).toEqual({ ...(stored.ml_signal as Doc), probability_up: p, confidence: Math.abs(2 * p - 1), raw_confidence: 0.16 });
     expect(out.calibration.ml_probability_up).toMatchObject({ raw: 0.58, probability: p, n: 800, reason: null });
+  });
+
+  it("enhanced_signal.confidence is the calibrator of the snapshot's enhanced signal applied to the stored one, kept in raw_confidence", () => {
+    const buy = cal(t.probabilities.enhanced_confidence?.BUY.calibrator ?? null, 0.55);
+    expect(buy).not.toBe(0.55);
+    expect(buy).not.toBe(cal(t.probabilities.confidence.BUY.calibrator, 0.55));
+    expect(out.enhanced_signal).toEqual({ ...(stored.enhanced_signal as Doc), confidence: buy, raw_confidence: 0.55 });
+    expect(out.calibration.enhanced_confidence).toEqual({
+      raw: 0.55,
+      probability: buy,
+      event: PROBABILITY_EVENTS.BUY,
+      method: 'isotonic',
+      n: 900,
+      brier: t.probabilities.enhanced_confidence?.BUY.metrics?.brier,
+      ece: t.probabilities.enhanced_confidence?.BUY.metrics?.ece,
+      reason: null,
+    });
+    // Keyed by the enhanced signal, not the rules signal (here a rules BUY blended into a SELL).
+    const sell = presentSnapshot(storedDoc({ enhanced_signal: { ...(stored.enhanced_signal as Doc), signal: 'SELL' } }), t);
+    const expected = cal(t.probabilities.enhanced_confidence?.SELL.calibrator ?? null, 0.55);
+    expect(expected).not.toBe(buy);
+    expect((sell.enhanced_signal as Doc).confidence).toBe(expected);
+    expect(sell.calibration.enhanced_confidence.event).toBe(PROBABILITY_EVENTS.SELL);
+    expect(sell.confidence).toBe(out.confidence);
+  });
+
+  it('enhanced confidence without a calibrator (HOLD has 120 here) or without an enhanced signal: null with the reason', () => {
+    const hold = presentSnapshot(storedDoc({ enhanced_signal: { ...(storedDoc().enhanced_signal as Doc), signal: 'HOLD' } }), t);
+    expect((hold.enhanced_signal as Doc).confidence).toBeNull();
+    expect((hold.enhanced_signal as Doc).raw_confidence).toBe(0.55);
+    expect(hold.calibration.enhanced_confidence).toMatchObject({ raw: 0.55, probability: null, n: 120, method: null, event: PROBABILITY_EVENTS.HOLD });
+    expect(hold.calibration.enhanced_confidence.reason).toContain(String(MIN_CALIBRATION_OUTCOMES));
+    const none = presentSnapshot(storedDoc({ enhanced_signal: null }), t);
+    expect(none.enhanced_signal).toBeNull();
+    expect(none.calibration.enhanced_confidence).toMatchObject({ raw: null, probability: null, event: null, reason: 'the snapshot has no enhanced signal' });
+  });
+
+  it('a table stored before the enhanced calibrator existed: enhanced confidence not measured, the reason says the table predates it', () => {
+    const old = table();
+    delete old.probabilities.enhanced_confidence;
+    deepFreeze(old);
+    const read = presentSnapshot(stored, old);
+    expect((read.enhanced_signal as Doc).confidence).toBeNull();
+    expect((read.enhanced_signal as Doc).raw_confidence).toBe(0.55);
+    expect(read.calibration.enhanced_confidence).toMatchObject({ raw: 0.55, probability: null, event: PROBABILITY_EVENTS.BUY, method: null, n: 0, brier: null, ece: null });
+    expect(read.calibration.enhanced_confidence.reason).toMatch(new RegExp(`table of ${old.as_of} predates`));
+    // The rest is measured as before.
+    expect(read.confidence).toBe(out.confidence);
+    expect(read.evidence).toEqual(out.evidence);
   });
 
   it('every pattern entry and pattern-sourced target: the pattern_target calibrator applied, raw_confidence kept', () => {

@@ -3,10 +3,12 @@
  * planted 70% pattern target are found with intervals that exclude the null; a table as of D is the same
  * whatever the bars after D are (here: extreme ones) and counts exactly the outcomes whose window ends by
  * D; short histories give n with null figures; the walk-forward calibrator of a known probability curve is
- * calibrated out of sample; results are deterministic and a partial sweep equals the full one.
+ * calibrated out of sample; the enhanced signal's confidence has its own per-signal calibrators on the
+ * same events, fitted and scored walk-forward on the rows with that enhanced signal; results are
+ * deterministic and a partial sweep equals the full one.
  */
 import { quietHalf } from '../../../../subgraphs/analysis/engine/evidence/by-date.js';
-import { calibrate } from '../../../../subgraphs/analysis/engine/evidence/calibration.js';
+import { calibrate, calibrationMetrics } from '../../../../subgraphs/analysis/engine/evidence/calibration.js';
 import type { CloseSeries } from '../../../../subgraphs/analysis/engine/evidence/forward.js';
 import type { EvaluationRow } from '../../../../subgraphs/analysis/engine/evidence/rows.js';
 import type { EvidenceTable } from '../../../../subgraphs/analysis/engine/evidence/state-evidence.js';
@@ -16,8 +18,11 @@ import { assemble, dayName, plantedUniverse, type PlantedSpec } from './universe
 
 const SPEC: PlantedSpec = { seed: 5, symbols: 40, days: 780, firstSnapshot: 260, step: 5, vol: 0.015, stage2Drift: 0.0015, epoch: 60, patternEvery: 20, hitShare: 0.7 };
 
+/** The enhanced confidence of a row: |enhanced score|, missing (null) when that is below 0.1. */
+const enhancedConfidence = (r: EvaluationRow): number | null => (r.enhancedScore === null || Math.abs(r.enhancedScore) < 0.1 ? null : Math.abs(r.enhancedScore));
+
 const toStateRows = (rows: readonly EvaluationRow[]): StateRow[] =>
-  rows.map((r) => ({ ...r, bestPatternType: r.bestPattern?.type ?? null, patternConfidence: r.bestPattern === null ? null : 0.5 }));
+  rows.map((r) => ({ ...r, bestPatternType: r.bestPattern?.type ?? null, patternConfidence: r.bestPattern === null ? null : 0.5, enhancedConfidence: enhancedConfidence(r) }));
 
 /** Every 20th calendar day from the first snapshot on. */
 const asOfEvery = (calendar: readonly string[], from: number): string[] => calendar.filter((_, t) => t >= from && (t - from) % 20 === 0);
@@ -72,6 +77,48 @@ describe('a planted universe', () => {
       // The calibrators saw the same outcomes.
       const buys = known20.filter((r) => r.signal === 'BUY').length;
       expect(table.probabilities.confidence.BUY.n).toBe(buys);
+    }
+  });
+
+  it("fits the enhanced confidence per enhanced signal on the rows with that signal whose outcome is known, scored walk-forward", () => {
+    const stateRows = toStateRows(u.rows);
+    const quiet = quietHalf(
+      stateRows.map((r) => r.date),
+      stateRows.map((r) => r.forwardExcess[20]),
+    );
+    const position = new Map(u.calendar.map((d, i) => [d, i]));
+    const tableFor = (date: string): EvidenceTable | undefined => tables.filter((t) => t.as_of <= date).pop();
+    for (const table of [tables[3], tables[10], last]) {
+      const cut = u.calendar.indexOf(table.as_of);
+      for (const signal of ['BUY', 'SELL', 'HOLD'] as const) {
+        const entry = table.probabilities.enhanced_confidence?.[signal];
+        if (entry === undefined) throw new Error('no enhanced_confidence in a table');
+        const known = stateRows
+          .map((r, k) => ({ r, k }))
+          .filter(({ r }) => r.enhancedSignal === signal && r.enhancedConfidence !== null && (position.get(r.date) as number) + 20 <= cut && Number.isFinite(r.forwardExcess[20]));
+        expect(entry.n).toBe(known.length);
+        expect(entry.n).toBeLessThan(stateRows.filter((r) => r.enhancedSignal === signal && (position.get(r.date) as number) + 20 <= cut).length);
+        const outcome = ({ r, k }: { r: StateRow; k: number }) => (signal === 'HOLD' ? quiet[k] : signal === 'SELL' ? Number(r.forwardExcess[20] < 0) : Number(r.forwardExcess[20] > 0));
+        expect(entry.base_rate).toBeCloseTo(known.reduce((s, x) => s + outcome(x), 0) / known.length, 12);
+        expect(entry.event).toBe(table.probabilities.confidence[signal].event);
+        if (table === tables[3]) continue;
+        // Walk-forward: each known row scored by the enhanced calibrator of the table its own date used.
+        const p: number[] = [];
+        const y: number[] = [];
+        for (const x of known) {
+          const c = tableFor(x.r.date)?.probabilities.enhanced_confidence?.[signal].calibrator ?? null;
+          if (c === null) continue;
+          p.push(calibrate(c, x.r.enhancedConfidence as number));
+          y.push(outcome(x));
+        }
+        const expected = calibrationMetrics(p, y);
+        expect(entry.calibrator).not.toBeNull();
+        expect(entry.metrics?.n).toBe(p.length);
+        expect(p.length).toBeGreaterThan(0);
+        expect(entry.metrics?.brier).toBeCloseTo(expected.brier as number, 12);
+        expect(entry.metrics?.ece).toBeCloseTo(expected.ece as number, 12);
+        expect(entry.metrics?.reliability).toHaveLength(10);
+      }
     }
   });
 
