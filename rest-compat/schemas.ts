@@ -24,14 +24,33 @@ export const patternEntrySchema = {
       description:
         "calibrated chance, 0..1, that the pattern reaches its target before its invalidation level (the pattern_target calibrator of the snapshot's as-of evidence table applied to the detector's confidence); null when not measured (see calibration.pattern_target.reason)",
     },
-    raw_confidence: { ...nullable('number'), description: "the detector's own confidence, 0..1, as stored (before calibration)" },
+    raw_confidence: { ...nullable('number'), description: "the detector's own confidence as stored (before calibration): a score in [0, 1], not a probability; see calibration for probabilities" },
     price_target: { ...nullable('number'), description: 'pattern-implied price level (measured move)' },
   },
   additionalProperties: true,
 } as const;
 
 const patternRef = { $ref: 'PatternEntry#' };
-const patternSignal = { ...nullable('object'), description: 'PatternSignalModel: direction, net_confidence, bullish_confidence, bearish_confidence' };
+const patternSignal = {
+  ...nullable('object'),
+  description:
+    'PatternSignalModel: direction, net_confidence, bullish_confidence, bearish_confidence. bullish_confidence and bearish_confidence are scores in [0, 1] and net_confidence (bullish - bearish) a score in [-1, 1], not probabilities; see calibration for probabilities',
+};
+
+/** One entry of price_targets; its confidence is a probability only for pattern targets. */
+const priceTarget = {
+  type: 'object',
+  properties: {
+    source: { type: 'string', description: 'pattern, resistance, support or atr' },
+    confidence: {
+      ...nullable('number'),
+      description:
+        "pattern targets (source 'pattern'): the calibrated chance of target before invalidation (null when not measured; the stored value in raw_confidence); other sources: the level strength, a score in [0, 1], not a probability; see calibration for probabilities",
+    },
+    raw_confidence: { ...nullable('number'), description: "pattern targets only: the detector's stored confidence (a score in [0, 1], not a probability)" },
+  },
+  additionalProperties: true,
+} as const;
 
 // ---------------------------------------------------------------------------------------------------------
 // Evidence and calibration (DESIGN section 8 "evidence", "probabilities"; engine/evidence/present.ts and
@@ -140,12 +159,15 @@ const presentedProbability = (what: string) => ({
 export const snapshotCalibrationSchema = {
   $id: 'SnapshotCalibration',
   type: 'object',
-  required: ['as_of', 'confidence', 'ml_probability_up', 'pattern_target'],
+  required: ['as_of', 'confidence', 'enhanced_confidence', 'ml_probability_up', 'pattern_target'],
   description:
-    'Each probability the snapshot shows, raw and calibrated walk-forward on outcomes known by as_of (the same table as evidence). The calibrated values replace the stored ones in place (confidence, ml_signal.probability_up, every pattern confidence); the stored ones are kept here in raw and in each pattern entry\'s raw_confidence.',
+    'Each probability the snapshot shows, raw and calibrated walk-forward on outcomes known by as_of (the same table as evidence). The calibrated values replace the stored ones in place (confidence, enhanced_signal.confidence, ml_signal.probability_up, every pattern confidence); the stored ones are kept here in raw and in enhanced_signal\'s and each pattern entry\'s raw_confidence. pattern_signal confidences and non-pattern price target confidences are scores, not probabilities, and are not calibrated.',
   properties: {
     as_of: { ...nullable('string'), description: 'YYYY-MM-DD of the table the calibrators come from; null without one' },
     confidence: presentedProbability("the rules confidence, calibrated by the calibrator of the snapshot's rules signal (BUY: beats the universe over 20 days; SELL: trails it; HOLD: stays in the quieter half)"),
+    enhanced_confidence: presentedProbability(
+      "enhanced_signal.confidence (the blended signal's confidence), calibrated by the calibrator of the snapshot's enhanced signal (the same events as confidence); null with a reason when not measured, including when the table was stored before this calibrator existed",
+    ),
     ml_probability_up: presentedProbability('ml_signal.probability_up: the chance the 20-day return beats the equal-weight universe'),
     pattern_target: presentedProbability("the best pattern's confidence: the chance its target comes before its invalidation level"),
   },
@@ -222,6 +244,14 @@ export const evidenceTableSchema = {
           properties: { BUY: probabilityCalibration, SELL: probabilityCalibration, HOLD: probabilityCalibration },
           additionalProperties: true,
         },
+        enhanced_confidence: {
+          type: 'object',
+          required: ['BUY', 'SELL', 'HOLD'],
+          description:
+            "one calibrator per enhanced (blended) signal for enhanced_signal.confidence, with the same events as confidence; absent from tables stored before it was measured",
+          properties: { BUY: probabilityCalibration, SELL: probabilityCalibration, HOLD: probabilityCalibration },
+          additionalProperties: true,
+        },
         ml_probability_up: probabilityCalibration,
         pattern_target: probabilityCalibration,
       },
@@ -258,7 +288,7 @@ export const analysisLatestResultSchema = {
     detected_patterns: { type: ['array', 'null'], items: patternRef },
     best_pattern: { oneOf: [patternRef, { type: 'null' }] },
     pattern_signal: patternSignal,
-    price_targets: { type: ['array', 'null'], items: { type: 'object', additionalProperties: true } },
+    price_targets: { type: ['array', 'null'], items: priceTarget },
     support_levels: { type: ['array', 'null'], items: { type: 'number' } },
     resistance_levels: { type: ['array', 'null'], items: { type: 'number' } },
     recent_patterns: { type: ['array', 'null'], items: patternRef },
@@ -277,7 +307,11 @@ export const analysisLatestResultSchema = {
       description:
         'model signal; probability_up is calibrated (null when not measured; stored value in calibration.ml_probability_up.raw) and confidence is |2 probability_up - 1| of it, the stored confidence kept in raw_confidence',
     },
-    enhanced_signal: nullable(['string', 'object']),
+    enhanced_signal: {
+      ...nullable(['string', 'object']),
+      description:
+        "blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (the as-of table's calibrator for the enhanced signal; null when not measured, see calibration.enhanced_confidence.reason), the stored confidence kept in raw_confidence; score is a score in [-1, 1], not a probability",
+    },
     analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD' },
     analysis_timestamp: nullable('string'),
     timestamp: nullable('string'),

@@ -7,7 +7,8 @@
  *   own state (stage with strength, rules signal, sata bucket, best pattern type), with that as_of and
  *   universe; no table -> not_measured;
  * - calibrated probabilities in place (the table's calibrator applied to the stored value, the stored one in
- *   calibration.raw / raw_confidence), null when not measured;
+ *   calibration.raw / raw_confidence), null when not measured: the rules confidence by the calibrator of the
+ *   rules signal, enhanced_signal.confidence by the one of the enhanced signal;
  * and the partner route GET /api/v1/analysis/evidence (and GraphQL evidenceTable) returns the whole table.
  * Every response is checked against the origin's OpenAPI document. Expected values come from the store
  * (the stored documents and tables), never from numbers known in advance.
@@ -143,6 +144,19 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
       expect(result.confidence).toBe(expected);
       expect(calibration.confidence.probability).toBe(expected);
       if (expected !== null) calibrated++;
+      // The enhanced signal's confidence: the table's calibrator of the snapshot's enhanced signal; raw kept.
+      const enhanced = raw.enhanced_signal as Doc | null;
+      const presented = result.enhanced_signal as Doc | null;
+      if (enhanced) {
+        const enhancedCalibrator = table?.probabilities.enhanced_confidence?.[enhanced.signal as 'BUY' | 'SELL' | 'HOLD'].calibrator ?? null;
+        const expectedEnhanced = enhancedCalibrator && typeof enhanced.confidence === 'number' ? calibrate(enhancedCalibrator, enhanced.confidence) : null;
+        expect(presented).toEqual({ ...enhanced, confidence: expectedEnhanced, raw_confidence: enhanced.confidence });
+        expect(calibration.enhanced_confidence).toMatchObject({ raw: enhanced.confidence, probability: expectedEnhanced });
+        if (expectedEnhanced === null) expect(calibration.enhanced_confidence.reason).toEqual(expect.any(String));
+        if (table !== null) expect(table.probabilities.enhanced_confidence).toBeDefined();
+      } else {
+        expect(presented).toBeNull();
+      }
       const patternCalibrator = table?.probabilities.pattern_target.calibrator ?? null;
       const best = raw.best_pattern as Doc | null;
       if (best) {
@@ -232,7 +246,8 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
       evidence { asOf status reason pipelineVersion universe { symbols firstDate lastDate benchmark }
         stage { state n dates hitRate { value ci } meanExcess20d { value ci } meanExcess60d { value ci } }
         signal { state n } sataBucket { state n } bestPattern { state n targetFirst { value ci n placebo } } }
-      calibration { asOf confidence { raw probability event method n brier ece reason } mlProbabilityUp { raw probability } patternTarget { raw probability } }`;
+      enhancedSignal
+      calibration { asOf confidence { raw probability event method n brier ece reason } enhancedConfidence { raw probability event method n brier ece reason } mlProbabilityUp { raw probability } patternTarget { raw probability } }`;
     const auth = () => ({ authorization: `Bearer ${token}` });
 
     it('Security.snapshots and analysis carry the REST read\'s evidence and calibration, typed', async () => {
@@ -266,6 +281,8 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
         expect(node.confidence).toBe(rest.confidence);
         const c = rest.calibration as Record<string, Doc>;
         expect((node.calibration as Record<string, Doc>).confidence).toEqual(c.confidence);
+        expect((node.calibration as Record<string, Doc>).enhancedConfidence).toEqual(c.enhanced_confidence);
+        expect(node.enhancedSignal).toEqual(rest.enhanced_signal);
         expect(node.bestPattern).toEqual(rest.best_pattern && { type: (rest.best_pattern as Doc).type, confidence: (rest.best_pattern as Doc).confidence, rawConfidence: (rest.best_pattern as Doc).raw_confidence });
         if (e.as_of !== null) expect((e.as_of as unknown as string) <= (node.analysisDate as string)).toBe(true);
       }
@@ -286,6 +303,7 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
         ['confidence', 'BUY', table.probabilities.confidence.BUY.n],
         ['confidence', 'SELL', table.probabilities.confidence.SELL.n],
         ['confidence', 'HOLD', table.probabilities.confidence.HOLD.n],
+        ...(['BUY', 'SELL', 'HOLD'] as const).map((signal) => ['enhanced_confidence', signal, table.probabilities.enhanced_confidence?.[signal].n]),
         ['ml_probability_up', null, table.probabilities.ml_probability_up.n],
         ['pattern_target', null, table.probabilities.pattern_target.n],
       ]);

@@ -190,6 +190,7 @@ function toCalibration(value: unknown): SnapshotCalibrationType | null {
     Object.assign(new SnapshotCalibrationType(), {
       asOf: str(c.as_of),
       confidence: toCalibratedProbability(c.confidence),
+      enhancedConfidence: toCalibratedProbability(c.enhanced_confidence),
       mlProbabilityUp: toCalibratedProbability(c.ml_probability_up),
       patternTarget: toCalibratedProbability(c.pattern_target),
     })
@@ -218,6 +219,7 @@ export function toEvidenceTableType(table: EvidenceTable): EvidenceTableType {
   const p = table.probabilities;
   const probabilities = [
     ...(['BUY', 'SELL', 'HOLD'] as const).map((signal) => toProbabilityCalibration('confidence', signal, p.confidence[signal])),
+    ...(['BUY', 'SELL', 'HOLD'] as const).flatMap((signal) => (p.enhanced_confidence === undefined ? [] : [toProbabilityCalibration('enhanced_confidence', signal, p.enhanced_confidence[signal])])),
     toProbabilityCalibration('ml_probability_up', null, p.ml_probability_up),
     toProbabilityCalibration('pattern_target', null, p.pattern_target),
   ];

@@ -107,7 +107,7 @@ export class PatternPointType {
   price!: number | null;
 }
 
-@ObjectType('PatternConfidenceParts', { description: 'What a pattern confidence is made of, each 0..1' })
+@ObjectType('PatternConfidenceParts', { description: "What the detector's raw confidence is made of, each a score in [0, 1], not a probability" })
 export class PatternConfidencePartsType {
   @Field(() => Float, { nullable: true })
   geometry!: number | null;
@@ -140,7 +140,7 @@ export class PatternEntryType {
   })
   confidence!: number | null;
 
-  @Field(() => Float, { nullable: true, description: "The detector's own confidence, 0..1, as stored (before calibration)" })
+  @Field(() => Float, { nullable: true, description: "The detector's own confidence as stored (before calibration): a score in [0, 1], not a probability; see calibration for probabilities" })
   rawConfidence!: number | null;
 
   @Field(() => Float, { nullable: true, description: 'Measured-move target price' })
@@ -162,18 +162,20 @@ export class PatternEntryType {
   confidenceParts!: PatternConfidencePartsType | null;
 }
 
-@ObjectType('PatternSignal', { description: 'Aggregated pattern bias; confidences 0..1, net = bullish - bearish' })
+@ObjectType('PatternSignal', {
+  description: 'Aggregated pattern bias. Its confidences are scores, not probabilities (net = bullish - bearish); see calibration for probabilities',
+})
 export class PatternSignalType {
   @Field(() => String, { nullable: true, description: 'BULLISH, BEARISH or NEUTRAL' })
   direction!: string | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'Bullish minus bearish: a score in [-1, 1], not a probability; see calibration for probabilities' })
   netConfidence!: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'A score in [0, 1], not a probability; see calibration for probabilities' })
   bullishConfidence!: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'A score in [0, 1], not a probability; see calibration for probabilities' })
   bearishConfidence!: number | null;
 
   @Field(() => Int, { nullable: true })
@@ -199,11 +201,12 @@ export class PriceTargetType {
 
   @Field(() => Float, {
     nullable: true,
-    description: 'Pattern targets: the calibrated chance of target before invalidation (null when not measured); level and volatility targets: the level strength, 0..1',
+    description:
+      'Pattern targets: the calibrated chance of target before invalidation (null when not measured); level and volatility targets: the level strength, a score in [0, 1], not a probability; see calibration for probabilities',
   })
   confidence!: number | null;
 
-  @Field(() => Float, { nullable: true, description: "Pattern targets: the detector's stored confidence (before calibration); null for other sources" })
+  @Field(() => Float, { nullable: true, description: "Pattern targets: the detector's stored confidence (before calibration; a score in [0, 1], not a probability); null for other sources" })
   rawConfidence!: number | null;
 }
 
@@ -344,7 +347,8 @@ export class CalibratedProbabilityType {
 }
 
 @ObjectType('SnapshotCalibration', {
-  description: "The snapshot's probabilities, raw and calibrated; the calibrated values also replace confidence, mlSignal.probability_up and pattern confidences in place",
+  description:
+    "The snapshot's probabilities, raw and calibrated; the calibrated values also replace confidence, enhancedSignal.confidence, mlSignal.probability_up and pattern confidences in place. Pattern signal confidences and non-pattern price target confidences are scores, not probabilities, and are not calibrated",
 })
 export class SnapshotCalibrationType {
   @Field(() => String, { nullable: true, description: 'As-of date of the calibrators; null without a table' })
@@ -352,6 +356,12 @@ export class SnapshotCalibrationType {
 
   @Field(() => CalibratedProbabilityType, { description: "Rules confidence, by the calibrator of the snapshot's signal" })
   confidence!: CalibratedProbabilityType;
+
+  @Field(() => CalibratedProbabilityType, {
+    description:
+      "The enhanced (blended) signal's confidence, by the calibrator of the snapshot's enhanced signal (the same events as confidence); probability null with a reason when not measured, including when the table predates this calibrator",
+  })
+  enhancedConfidence!: CalibratedProbabilityType;
 
   @Field(() => CalibratedProbabilityType, { description: 'ML probability that the 20-day return beats the equal-weight universe' })
   mlProbabilityUp!: CalibratedProbabilityType;
@@ -401,10 +411,13 @@ export class CalibrationMetricsType {
 
 @ObjectType('ProbabilityCalibration', { description: 'The calibrator of one probability in an evidence table' })
 export class ProbabilityCalibrationType {
-  @Field(() => String, { description: 'confidence, ml_probability_up or pattern_target' })
+  @Field(() => String, { description: 'confidence, enhanced_confidence, ml_probability_up or pattern_target' })
   name!: string;
 
-  @Field(() => String, { nullable: true, description: 'confidence only: the rules signal (BUY, SELL, HOLD) the calibrator is for' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'confidence: the rules signal (BUY, SELL, HOLD) the calibrator is for; enhanced_confidence: the enhanced signal; null for the others',
+  })
   signal!: string | null;
 
   @Field(() => String, { description: 'What the probability is the chance of' })
@@ -451,7 +464,10 @@ export class EvidenceTableType {
   @Field(() => [EvidenceTableStateType], { description: 'Every state of every output, outputs in order stage, signal, sata_bucket, best_pattern' })
   states!: EvidenceTableStateType[];
 
-  @Field(() => [ProbabilityCalibrationType], { description: 'Calibrators: confidence per signal (BUY, SELL, HOLD), then ml_probability_up and pattern_target' })
+  @Field(() => [ProbabilityCalibrationType], {
+    description:
+      'Calibrators: confidence per rules signal (BUY, SELL, HOLD), enhanced_confidence per enhanced signal (BUY, SELL, HOLD; absent from tables stored before it was measured), then ml_probability_up and pattern_target',
+  })
   probabilities!: ProbabilityCalibrationType[];
 }
 
@@ -547,7 +563,11 @@ export class AnalysisSnapshotType {
   })
   mlSignal!: unknown;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Blend of the rules and model signals' })
+  @Field(() => JSONResolver, {
+    nullable: true,
+    description:
+      "Blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (null when not measured, see calibration.enhancedConfidence.reason), the stored confidence in raw_confidence; score is a score in [-1, 1], not a probability",
+  })
   enhancedSignal!: unknown;
 
   @Field(() => JSONResolver, { nullable: true, description: 'Stops and sizing hints; partners only (null without a partner token)' })
