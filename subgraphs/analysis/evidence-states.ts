@@ -44,6 +44,7 @@ const HORIZONS = [20, 60];
 function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
   const out = outputsFromDocument(doc);
   const confidence = doc.best_pattern?.confidence;
+  const enhancedConfidence = doc.enhanced_signal?.confidence;
   return {
     symbol: out.symbol,
     date: out.date,
@@ -51,6 +52,8 @@ function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
     stageStrength: out.stageStrength,
     signal: out.signal,
     confidence: out.confidence,
+    enhancedSignal: out.enhancedSignal,
+    enhancedConfidence: typeof enhancedConfidence === 'number' && Number.isFinite(enhancedConfidence) ? enhancedConfidence : null,
     mlProbability: out.mlProbability,
     sataScore: out.sataScore,
     bestPattern: out.bestPattern,

@@ -121,6 +121,7 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
   it('REST dated reads: evidence is the record of the snapshot\'s own state in the table with the greatest as_of <= its date', async () => {
     let measured = 0;
     let calibrated = 0;
+    let enhancedCalibrated = 0;
     for (const date of dates) {
       const res = await get(`${RESULT}/${config.demo.symbol}?date=${date}`);
       expect(res.status).toBe(200);
@@ -153,6 +154,7 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
         expect(presented).toEqual({ ...enhanced, confidence: expectedEnhanced, raw_confidence: enhanced.confidence });
         expect(calibration.enhanced_confidence).toMatchObject({ raw: enhanced.confidence, probability: expectedEnhanced });
         if (expectedEnhanced === null) expect(calibration.enhanced_confidence.reason).toEqual(expect.any(String));
+        else enhancedCalibrated++;
         if (table !== null) expect(table.probabilities.enhanced_confidence).toBeDefined();
       } else {
         expect(presented).toBeNull();
@@ -170,6 +172,7 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
     expect(measured).toBeGreaterThan(0);
     expect(measured).toBeLessThan(dates.length);
     expect(calibrated).toBeGreaterThan(0);
+    expect(enhancedCalibrated).toBeGreaterThan(0);
   });
 
   it('every symbol\'s latest read carries the latest table\'s evidence for its own state', async () => {

@@ -18,24 +18,14 @@ import * as store from '../../subgraphs/analysis/store.js';
 import type { Db } from '../../subgraphs/platform/db.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { plantedUniverse, type PlantedUniverse } from '../unit/analysis/evidence/universe.js';
+import { weekdays } from '../helpers/dates.js';
 
 const DAYS = 720;
 const CUT = 560;
 const REPLICATES = 100;
 
-/** Weekdays from 2020-01-01. */
-function businessDays(n: number): string[] {
-  const out: string[] = [];
-  const d = new Date(Date.UTC(2020, 0, 1));
-  while (out.length < n) {
-    const day = d.getUTCDay();
-    if (day !== 0 && day !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
-}
 
-const calendar = businessDays(DAYS);
+const calendar = weekdays(DAYS, '2020-01-01');
 const D = calendar[CUT];
 const u: PlantedUniverse = plantedUniverse({
   seed: 8,
