@@ -15,13 +15,15 @@ import { scaled } from '../helpers/time.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-'));
 // The child gets this process's environment minus any store settings of the surrounding run.
-const env = originEnv({ DATA_DIR: dataDir, ANALYZE_HISTORY_EVERY: '10' });
+const env = originEnv({ DATA_DIR: dataDir });
+// The first start also analyses every 10th day of the history and measures the evidence on it.
+const withHistory = { ...env, ANALYZE_HISTORY_EVERY: '10' };
 const start = (args: string[] = [], childEnv: NodeJS.ProcessEnv = env) => startOrigins(args, childEnv);
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the data', async () => {
-  const first = await start();
+  const first = await start([], withHistory);
   expect(Object.keys(first.urls).sort()).toEqual(['allocation', 'analysis', 'gateway', 'search']);
   expect(first.output()).toMatch(/Demo market loaded: 23 securities, 5796 bars, .* \(synthetic\)/);
   expect(first.output()).toContain('demo symbol ACME');
@@ -47,7 +49,7 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(fs.existsSync(path.join(dataDir, 'tradegraph.lock'))).toBe(false);
 
   // Restart one origin alone on the same data directory: the stored market is still there.
-  const second = await start(['analysis']);
+  const second = await start(['analysis'], withHistory);
   expect(Object.keys(second.urls)).toEqual(['analysis']);
   expect(second.output()).not.toContain('Demo market loaded');
   expect(second.output()).not.toContain('Stored'); // the latest day already has snapshots
