@@ -116,27 +116,26 @@ async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: 
     );
   }
   const aborted = () => options.signal?.aborted === true;
-  if (config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
+  /** A step that aborting may cut short: its rejection then means "stopped", not a failure (null). */
+  const unlessAborted = async <T>(step: () => Promise<T>): Promise<T | null> => {
     try {
-      analysis = await ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, {
-        workers: config.analysis.workers,
-        onProgress: options.onAnalysisProgress,
-        signal: options.signal,
-      });
+      return await step();
     } catch (err) {
-      if (!aborted()) throw err;
+      if (aborted()) return null;
+      throw err;
     }
+  };
+  const analyses = config.analysis.analyzeOnStart && subgraphs.includes('analysis');
+  const run = { workers: config.analysis.workers, signal: options.signal };
+  if (analyses && !aborted()) {
+    analysis = await unlessAborted(() =>
+      ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, { ...run, onProgress: options.onAnalysisProgress }),
+    );
   }
-  if (config.analysis.historyEvery > 0 && config.analysis.analyzeOnStart && subgraphs.includes('analysis') && !aborted()) {
-    try {
-      history = await ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, {
-        workers: config.analysis.workers,
-        onProgress: options.onHistoryProgress,
-        signal: options.signal,
-      });
-    } catch (err) {
-      if (!aborted()) throw err;
-    }
+  if (analyses && config.analysis.historyEvery > 0 && !aborted()) {
+    history = await unlessAborted(() =>
+      ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress }),
+    );
     if (!aborted()) evidence = await refreshEvidence(db, options.signal);
   }
   return { demo, analysis, history, evidence };
