@@ -47,40 +47,18 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  let bar: SingleBar | undefined;
-  let analysisBar: SingleBar | undefined;
-  let historyBar: SingleBar | undefined;
+  const analysisBar = lazyBar(`Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`, 'analysis', 'snapshots');
+  const historyBar = lazyBar(
+    `Analysing every ${config.analysis.historyEvery}th trading day of the history, to measure what the analysis is worth (evidence, calibration, Kelly odds)...`,
+    'history',
+    'snapshots',
+  );
+  const demoBar = lazyBar(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`, 'demo market', 'symbols');
   platform = await startPlatform(config, origins, {
     signal: startUp.signal,
-    onAnalysisProgress: (phase, done, total) => {
-      if (phase !== 'analyze') return;
-      if (!analysisBar) {
-        console.log(`Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`);
-        analysisBar = new SingleBar({ format: '  analysis [{bar}] {value}/{total} snapshots', etaBuffer: 50 });
-        analysisBar.start(total, 0);
-      }
-      analysisBar.update(done);
-      if (done === total) analysisBar.stop();
-    },
-    onHistoryProgress: (phase, done, total) => {
-      if (phase !== 'analyze') return;
-      if (!historyBar) {
-        console.log(`Analysing every ${config.analysis.historyEvery}th trading day of the history, to measure what the analysis is worth (evidence, calibration, Kelly odds)...`);
-        historyBar = new SingleBar({ format: '  history [{bar}] {value}/{total} snapshots', etaBuffer: 50 });
-        historyBar.start(total, 0);
-      }
-      historyBar.update(done);
-      if (done === total) historyBar.stop();
-    },
-    onDemoProgress: (done, total) => {
-      if (!bar) {
-        console.log(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`);
-        bar = new SingleBar({ format: '  demo market [{bar}] {value}/{total} symbols', etaBuffer: 50 });
-        bar.start(total, 0);
-      }
-      bar.update(done);
-      if (done === total) bar.stop();
-    },
+    onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
+    onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
+    onDemoProgress: demoBar,
   });
   if (stopping) return shutDown(platform);
   if (platform.demo) {
@@ -94,6 +72,20 @@ async function main(): Promise<void> {
   for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
+}
+
+/** A progress bar announced and started on its first report, stopped when done reaches total. */
+function lazyBar(announce: string, label: string, unit: string): (done: number, total: number) => void {
+  let bar: SingleBar | undefined;
+  return (done, total) => {
+    if (!bar) {
+      console.log(announce);
+      bar = new SingleBar({ format: `  ${label} [{bar}] {value}/{total} ${unit}`, etaBuffer: 50 });
+      bar.start(total, 0);
+    }
+    bar.update(done);
+    if (done === total) bar.stop();
+  };
 }
 
 function shutDown(platform: RunningPlatform): void {
