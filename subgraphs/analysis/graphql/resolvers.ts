@@ -38,6 +38,7 @@ import {
   type DataSourceEnum,
 } from './types.js';
 import type { SecurityRecord } from '../engine/market-types.js';
+import { SIGNALS } from '../engine/document.js';
 import { EVIDENCE_OUTPUTS, type EvidenceTable, type ProbabilityCalibration } from '../engine/evidence/state-evidence.js';
 
 export function toSecurityType(s: SecurityRecord): SecurityType {
@@ -217,9 +218,10 @@ export function toEvidenceTableType(table: EvidenceTable): EvidenceTableType {
     ),
   );
   const p = table.probabilities;
+  const enhanced = p.enhanced_confidence;
   const probabilities = [
-    ...(['BUY', 'SELL', 'HOLD'] as const).map((signal) => toProbabilityCalibration('confidence', signal, p.confidence[signal])),
-    ...(['BUY', 'SELL', 'HOLD'] as const).flatMap((signal) => (p.enhanced_confidence === undefined ? [] : [toProbabilityCalibration('enhanced_confidence', signal, p.enhanced_confidence[signal])])),
+    ...SIGNALS.map((signal) => toProbabilityCalibration('confidence', signal, p.confidence[signal])),
+    ...(enhanced === undefined ? [] : SIGNALS.map((signal) => toProbabilityCalibration('enhanced_confidence', signal, enhanced[signal]))),
     toProbabilityCalibration('ml_probability_up', null, p.ml_probability_up),
     toProbabilityCalibration('pattern_target', null, p.pattern_target),
   ];
