@@ -189,7 +189,7 @@ function enhancedConfidenceOf(doc: AnalysisDocument, table: EvidenceTable | null
 
 function calibrationOf(doc: AnalysisDocument, table: EvidenceTable | null): SnapshotCalibration {
   const signal = doc.signal;
-  const known = signal === 'BUY' || signal === 'SELL' || signal === 'HOLD';
+  const known = isSignal(signal);
   const noTable = table === null ? NO_TABLE : null;
   const confidence = presentProbability(
     finiteOrNull(doc.confidence),
