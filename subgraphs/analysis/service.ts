@@ -56,6 +56,7 @@ import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from './engine/document.js';
 import { PRESENTATION_KEYS, presentSnapshot } from './engine/evidence/present.js';
 import type { EvidenceTable } from './engine/evidence/state-evidence.js';
 import { evidenceTableFor } from './evidence-states.js';
+import { upperBound } from './engine/sorted.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
 import type { RunModelSummary } from './pipeline.js';
@@ -272,7 +273,7 @@ export class AnalysisService {
     requirePartner(principal, 'the evidence tables');
     const date = rawDate !== undefined && rawDate !== null ? parseIsoDate(rawDate, 'date') : undefined;
     const dates = await store.evidenceTableDates(this.db, PIPELINE_VERSION);
-    const asOf = date === undefined ? dates[dates.length - 1] : [...dates].reverse().find((d) => d <= date);
+    const asOf = date === undefined ? dates[dates.length - 1] : dates[upperBound(dates, date) - 1];
     return { table: asOf === undefined ? null : await evidenceTableFor(this.db, asOf), date, dates };
   }
 
@@ -366,20 +367,14 @@ async function evidenceTablesFor(db: Db, dates: readonly string[]): Promise<Map<
     return out;
   }
   const asOfs = await store.evidenceTableDates(db, PIPELINE_VERSION);
-  const asOfOf = (date: string): string | null => {
-    let found: string | null = null;
-    for (const a of asOfs) if (a <= date) found = a;
-    return found;
-  };
   const tables = new Map<string, Promise<EvidenceTable | null>>();
-  for (const d of distinct) {
-    const a = asOfOf(d);
-    if (a !== null && !tables.has(a)) tables.set(a, evidenceTableFor(db, a));
-  }
-  for (const d of distinct) {
-    const a = asOfOf(d);
-    out.set(d, a === null ? null : await (tables.get(a) as Promise<EvidenceTable | null>));
-  }
+  const pending = distinct.map((d): [string, Promise<EvidenceTable | null> | null] => {
+    const a = asOfs[upperBound(asOfs, d) - 1];
+    if (a === undefined) return [d, null];
+    if (!tables.has(a)) tables.set(a, evidenceTableFor(db, a));
+    return [d, tables.get(a) ?? null];
+  });
+  for (const [d, table] of pending) out.set(d, table === null ? null : await table);
   return out;
 }
 
