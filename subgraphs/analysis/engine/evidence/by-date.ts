@@ -7,6 +7,7 @@
  * keep their input order inside a date. A row is kept only when `keep(row)` says so (callers drop rows whose
  * values are not finite), so a date whose rows are all dropped does not appear.
  */
+import { median } from './bootstrap.js';
 
 /** Rows grouped by date: `dates` ascending, `rows[k]` the kept row indices of `dates[k]`, in input order. */
 export interface DateGroups {
@@ -59,10 +60,8 @@ export function quietHalf(dates: readonly string[], excess: ArrayLike<number>): 
   assertSameLength(dates, excess);
   const quiet = new Float64Array(dates.length).fill(NaN);
   for (const rows of groupByDate(dates, (i) => isFiniteNumber(excess[i])).rows) {
-    const sizes = Array.from(rows, (i) => Math.abs(excess[i])).sort((a, b) => a - b);
-    const m = sizes.length;
-    const median = m % 2 === 1 ? sizes[(m - 1) / 2] : (sizes[m / 2 - 1] + sizes[m / 2]) / 2;
-    for (const i of rows) quiet[i] = Math.abs(excess[i]) < median ? 1 : 0;
+    const mid = median(Array.from(rows, (i) => Math.abs(excess[i])));
+    for (const i of rows) quiet[i] = Math.abs(excess[i]) < mid ? 1 : 0;
   }
   return quiet;
 }
