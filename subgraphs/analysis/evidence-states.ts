@@ -18,7 +18,7 @@
 import { PIPELINE_VERSION, type AnalysisDocument } from './engine/document.js';
 import { ForwardTable } from './engine/evidence/forward.js';
 import { outputsFromDocument } from './engine/evidence/rows.js';
-import type { EvidenceTable } from './engine/evidence/state-evidence.js';
+import { EVIDENCE_HORIZONS, type EvidenceTable } from './engine/evidence/state-evidence.js';
 import { EVIDENCE_REPLICATES, EVIDENCE_SEED, evidenceAsOfDates, evidenceTables, firstKnownOutcome, type StateRow } from './engine/evidence/states.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { loadEquities, readDocuments } from './evidence-load.js';
@@ -37,8 +37,6 @@ export interface RefreshResult {
   /** As-of dates that already had a table. */
   skipped: number;
 }
-
-const HORIZONS = [20, 60];
 
 /** The outputs a table needs from a stored document. */
 function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
@@ -80,7 +78,7 @@ export async function refreshEvidenceTables(db: Db, options: RefreshOptions = {}
   const dates = snapshotDates.filter((d) => d <= last);
   const symbols = new Set(u.equities.map((e) => e.symbol));
   const outputs = await readDocuments(db, dates, version, symbols, stateOutputs, store.snapshotOutputPartsOn);
-  const forward = new ForwardTable(u.equities, dates, { horizons: HORIZONS, calendar: u.calendar });
+  const forward = new ForwardTable(u.equities, dates, { horizons: EVIDENCE_HORIZONS, calendar: u.calendar });
   const rows: StateRow[] = outputs.map((o) => ({ ...o, forwardExcess: forward.excessByHorizon(o.symbol, o.date) }));
   const sweep = asOf.filter((a) => a <= last);
   const tables = evidenceTables(rows, {

@@ -50,6 +50,7 @@ import { quietHalf } from './by-date.js';
 import { checkAscending, inferSamplingStep, monthEnds } from './forward.js';
 import type { EvaluationRow } from './rows.js';
 import {
+  EVIDENCE_HORIZONS,
   EVIDENCE_OUTPUTS,
   MIN_CALIBRATION_OUTCOMES,
   type Estimate,
@@ -106,8 +107,7 @@ export const EVIDENCE_REPLICATES = 400;
 export const MIN_STATE_OUTCOMES = 30;
 export const EVIDENCE_SEED = 0;
 
-const SHORT = 20;
-const LONG = 60;
+const [SHORT, LONG] = EVIDENCE_HORIZONS;
 
 export const PROBABILITY_EVENTS = {
   BUY: 'the 20-day return beats the equal-weight universe (a BUY is right)',
