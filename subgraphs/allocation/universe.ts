@@ -17,8 +17,7 @@
 import type { Db } from '../platform/db.js';
 import { listCloses, snapshotsOn, universeVersion } from '../analysis/store.js';
 import { candidatesFrom } from './engine/candidates.js';
-import { withOdds } from './engine/kelly-odds.js';
-import { candidateOddsFor, candidateOddsVersion } from './kelly-odds-store.js';
+import { attachCandidateOdds, candidateOddsVersion } from './kelly-odds-store.js';
 import type { Candidate, CloseSeries } from './engine/types.js';
 
 /** Calendar days of closes loaded for a symbol (covers the 252-trading-day covariance window). */
@@ -82,11 +81,7 @@ export class UniverseCache {
   }
 
   private async build(key: string, analysisDate: string | null): Promise<Universe> {
-    let candidates: Candidate[] = [];
-    if (analysisDate !== null) {
-      const odds = await candidateOddsFor(this.db, analysisDate);
-      candidates = candidatesFrom(await snapshotsOn(this.db, analysisDate)).map((c) => withOdds(c, odds));
-    }
+    const candidates = analysisDate === null ? [] : await attachCandidateOdds(this.db, candidatesFrom(await snapshotsOn(this.db, analysisDate)));
     return { key, analysisDate, candidates, bySymbol: new Map(candidates.map((c) => [c.symbol, c])) };
   }
 }
