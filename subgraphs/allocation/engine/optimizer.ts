@@ -378,7 +378,6 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   let eligible = 0;
   let badPrices = 0;
   let negativeEdge = 0;
-  let unknownOdds = 0;
   const unknownReasons = new Map<string, number>();
   let zeroStage = 0;
   const scored: Name[] = [];
@@ -416,7 +415,6 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         break;
       case 'KELLY_CRITERION': {
         if (typeof c.win_probability !== 'number') {
-          unknownOdds++;
           const why = c.kelly_odds?.reason ?? 'the win odds are not measured';
           unknownReasons.set(why, (unknownReasons.get(why) ?? 0) + 1);
           continue;
@@ -452,10 +450,8 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   const notes: string[] = [];
   if (eligible === 0) notes.push('candidates: no eligible candidates, so the book is empty');
   if (badPrices > 0) notes.push(`candidates: ${badPrices} eligible names skipped because their entry or stop price is unusable`);
-  if (unknownOdds > 0) {
-    for (const [why, count] of [...unknownReasons].sort(([a], [b]) => bySymbol(a, b))) {
-      notes.push(`KELLY_CRITERION: ${count} eligible names have no measured win odds (${why}), so no edge and no position`);
-    }
+  for (const [why, count] of [...unknownReasons].sort(([a], [b]) => bySymbol(a, b))) {
+    notes.push(`KELLY_CRITERION: ${count} eligible names have no measured win odds (${why}), so no edge and no position`);
   }
   if (negativeEdge > 0) {
     notes.push(`KELLY_CRITERION: ${negativeEdge} eligible names have no positive edge (measured p at or below the no-edge p0, f* <= 0) and get nothing`);
@@ -476,17 +472,17 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
         : `max_positions: kept ${maxPositions} of ${scored.length} scored eligible names`,
     );
   }
-  if (strategy === 'KELLY_CRITERION') for (const name of ranked) notes.push(kellyNote(name.cand, rewardMultiplier, half));
+  if (strategy === 'KELLY_CRITERION') for (const name of ranked) notes.push(kellyNote(name, rewardMultiplier));
   if (strategy === 'HYBRID_WEIGHTED' && eligible > 0) notes.push(hybridOddsNote(lookup.values()));
   return { ranked, scored, maxPositions, eligible, notes, lookup };
 }
 
 /** Where a ranked Kelly name's p came from, e.g. "AAPL p=0.4100 vs no-edge 0.3800 ... from STAGE 2 STRONG/pattern (n=412, ...)". */
-function kellyNote(c: Candidate, rewardMultiplier: number, half: boolean): string {
+function kellyNote(name: Name, rewardMultiplier: number): string {
+  const c = name.cand;
   const o = c.kelly_odds;
   const b = finite(c.risk_reward_ratio, 0) * rewardMultiplier;
-  const p = c.win_probability as number;
-  const head = `KELLY_CRITERION: ${c.symbol} p=${f4(p)} vs no-edge ${o?.p0 == null ? 'unknown' : f4(o.p0)}, b=${f4(b)}, f*=${f4((p - (1 - p) / b) / (half ? 2 : 1))}`;
+  const head = `KELLY_CRITERION: ${c.symbol} p=${f4(c.win_probability as number)} vs no-edge ${o?.p0 == null ? 'unknown' : f4(o.p0)}, b=${f4(b)}, f*=${f4(name.kelly)}`;
   if (!o || o.source === null) return `${head}; p given with the candidate (not measured here)`;
   const where = o.source === 'state' ? `${o.state}` : `the pooled odds of all states (${o.reason})`;
   return `${head}; p from ${where} (n=${o.n}, ${Math.round(o.windows)} non-overlapping, as of ${o.as_of})`;
