@@ -17,7 +17,7 @@
  */
 import { PIPELINE_VERSION, type AnalysisDocument } from './engine/document.js';
 import { ForwardTable } from './engine/evidence/forward.js';
-import { outputsFromDocument } from './engine/evidence/rows.js';
+import { finiteOrNull, outputsFromDocument } from './engine/evidence/rows.js';
 import { EVIDENCE_HORIZONS, type EvidenceTable } from './engine/evidence/state-evidence.js';
 import { EVIDENCE_REPLICATES, EVIDENCE_SEED, evidenceAsOfDates, evidenceTables, firstKnownOutcome, type StateRow } from './engine/evidence/states.js';
 import type { Db, Queryable } from '../platform/db.js';
@@ -41,8 +41,6 @@ export interface RefreshResult {
 /** The outputs a table needs from a stored document. */
 function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
   const out = outputsFromDocument(doc);
-  const confidence = doc.best_pattern?.confidence;
-  const enhancedConfidence = doc.enhanced_signal?.confidence;
   return {
     symbol: out.symbol,
     date: out.date,
@@ -51,12 +49,12 @@ function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
     signal: out.signal,
     confidence: out.confidence,
     enhancedSignal: out.enhancedSignal,
-    enhancedConfidence: typeof enhancedConfidence === 'number' && Number.isFinite(enhancedConfidence) ? enhancedConfidence : null,
+    enhancedConfidence: finiteOrNull(doc.enhanced_signal?.confidence),
     mlProbability: out.mlProbability,
     sataScore: out.sataScore,
     bestPattern: out.bestPattern,
     bestPatternType: doc.best_pattern?.type ?? null,
-    patternConfidence: typeof confidence === 'number' && Number.isFinite(confidence) ? confidence : null,
+    patternConfidence: finiteOrNull(doc.best_pattern?.confidence),
   };
 }
 

@@ -59,7 +59,8 @@ export interface EvaluationRow extends SnapshotOutputs {
 
 const STAGE_NUMBERS: Record<string, StageNumber> = { 'STAGE 1': 1, 'STAGE 2': 2, 'STAGE 3': 3, 'STAGE 4': 4 };
 
-function finiteOrNull(value: number | null | undefined): number | null {
+/** `value` when it is a finite number, else null. */
+export function finiteOrNull(value: number | null | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
