@@ -101,9 +101,13 @@ const memo = new WeakMap<object, Map<string, EvidenceTable>>();
 
 /** The evidence table a snapshot dated `date` uses (greatest as-of <= date), or null when none is stored. */
 export async function evidenceTableFor(db: Queryable, date: string): Promise<EvidenceTable | null> {
+  const asOf = await store.evidenceTableAsOf(db, PIPELINE_VERSION, date);
+  return asOf === null ? null : evidenceTableAt(db, asOf);
+}
+
+/** The stored table of exactly this as-of date (memoised: a table never changes), or null. */
+export async function evidenceTableAt(db: Queryable, asOf: string): Promise<EvidenceTable | null> {
   const version = PIPELINE_VERSION;
-  const asOf = await store.evidenceTableAsOf(db, version, date);
-  if (asOf === null) return null;
   let tables = memo.get(db);
   if (tables === undefined) {
     tables = new Map();

@@ -55,7 +55,7 @@ export type { Page };
 import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from './engine/document.js';
 import { PRESENTATION_KEYS, presentSnapshot } from './engine/evidence/present.js';
 import type { EvidenceTable } from './engine/evidence/state-evidence.js';
-import { evidenceTableFor } from './evidence-states.js';
+import { evidenceTableAt, evidenceTableFor } from './evidence-states.js';
 import { upperBound } from './engine/sorted.js';
 import { normalizeSymbol } from './engine/symbol.js';
 import { GICS_SECTORS, type Bar, type GicsSector, type SecurityRecord } from './engine/market-types.js';
@@ -274,7 +274,7 @@ export class AnalysisService {
     const date = rawDate !== undefined && rawDate !== null ? parseIsoDate(rawDate, 'date') : undefined;
     const dates = await store.evidenceTableDates(this.db, PIPELINE_VERSION);
     const asOf = date === undefined ? dates[dates.length - 1] : dates[upperBound(dates, date) - 1];
-    return { table: asOf === undefined ? null : await evidenceTableFor(this.db, asOf), date, dates };
+    return { table: asOf === undefined ? null : await evidenceTableAt(this.db, asOf), date, dates };
   }
 
   /** A stored snapshot presented with the evidence table of its date. */
@@ -371,7 +371,7 @@ async function evidenceTablesFor(db: Db, dates: readonly string[]): Promise<Map<
   const pending = distinct.map((d): [string, Promise<EvidenceTable | null> | null] => {
     const a = asOfs[upperBound(asOfs, d) - 1];
     if (a === undefined) return [d, null];
-    if (!tables.has(a)) tables.set(a, evidenceTableFor(db, a));
+    if (!tables.has(a)) tables.set(a, evidenceTableAt(db, a));
     return [d, tables.get(a) ?? null];
   });
   for (const [d, table] of pending) out.set(d, table === null ? null : await table);
