@@ -19,7 +19,7 @@ import * as analysisStore from '../analysis/store.js';
 import type { BarSeries } from '../analysis/engine/market-types.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { candidatesFrom } from './engine/candidates.js';
-import { candidateState, monthEnds, ODDS_WINDOW, oddsTables, tradesOf, withOdds, type CandidateOddsTable, type OddsTrade } from './engine/kelly-odds.js';
+import { candidateState, oddsAsOfDates, ODDS_WINDOW, oddsTables, tradesOf, withOdds, type CandidateOddsTable, type OddsTrade } from './engine/kelly-odds.js';
 import type { Candidate } from './engine/types.js';
 
 /** Snapshot dates read per query (a date holds one document per symbol, kilobytes each). */
@@ -45,7 +45,7 @@ export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: 
   const calendar = await analysisStore.equityBarDates(db);
   const first = calendar.findIndex((d) => d >= dates[0]);
   if (first < 0 || first + ODDS_WINDOW >= calendar.length) return { computed: [], skipped: 0, trades: 0 };
-  const schedule = monthEnds(calendar, calendar[first + ODDS_WINDOW]);
+  const schedule = oddsAsOfDates(calendar, calendar[first + ODDS_WINDOW]);
   const stored = new Set(
     (await db.query<{ as_of: string }>('SELECT as_of::text AS as_of FROM candidate_odds WHERE pipeline_version = $1', [version])).map((r) => r.as_of),
   );

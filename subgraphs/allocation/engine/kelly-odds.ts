@@ -278,7 +278,7 @@ export interface CandidateOddsTable {
  * The as-of dates of a calendar (ascending YYYY-MM-DD): the last trading day of each complete calendar month,
  * from `from` on (header, step 5). The same schedule as the evidence tables (one month-end rule for both).
  */
-export function monthEnds(calendar: readonly string[], from: string | null = calendar[0] ?? null): string[] {
+export function oddsAsOfDates(calendar: readonly string[], from: string | null = calendar[0] ?? null): string[] {
   return evidenceAsOfDates(calendar, from);
 }
 

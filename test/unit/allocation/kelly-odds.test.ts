@@ -6,7 +6,7 @@
 import { Prng } from '../../../subgraphs/analysis/engine/prng.js';
 import {
   MIN_POOLED_WINDOWS,
-  monthEnds,
+  oddsAsOfDates,
   noEdgeProbability,
   oddsFor,
   oddsTables,
@@ -74,7 +74,7 @@ describe('Kelly on measured odds', () => {
     }
   }
   const calendar = dates;
-  const schedule = monthEnds(calendar);
+  const schedule = oddsAsOfDates(calendar);
   const tables = oddsTables(trades, schedule, 'test');
   const table = tables[tables.length - 1];
 
@@ -195,7 +195,7 @@ function nullUniverse(seed: number, symbols = 30, days = 1300): { trades: OddsTr
 describe('null universe (random walks)', () => {
   it.each([1, 2, 3])('Kelly allocates (almost) nothing, seed %i', (seed) => {
     const u = nullUniverse(seed);
-    const tables = oddsTables(u.trades, monthEnds(u.calendar), 'test');
+    const tables = oddsTables(u.trades, oddsAsOfDates(u.calendar), 'test');
     const table = tableAt(tables, u.calendar[u.calendar.length - 1]) as CandidateOddsTable;
     expect(table.pooled?.windows).toBeGreaterThan(MIN_POOLED_WINDOWS);
     // Timeouts count as misses, so the pooled hit rate is below the no-edge reference.
@@ -209,7 +209,7 @@ describe('no look-ahead', () => {
   it('tables as of D are identical with and without the bars (and snapshots) after D', () => {
     const u = nullUniverse(7, 12, 900);
     const cut = u.calendar[600];
-    const fullTables = oddsTables(u.trades, monthEnds(u.calendar), 'test');
+    const fullTables = oddsTables(u.trades, oddsAsOfDates(u.calendar), 'test');
     const calendarCut = u.calendar.filter((d) => d <= cut);
     const tradesCut: OddsTrade[] = [];
     for (const [symbol, path] of u.paths) {
@@ -217,7 +217,7 @@ describe('no look-ahead', () => {
       const p = { symbol, dates: path.dates.slice(0, n), close: path.close.slice(0, n), high: path.high.slice(0, n), low: path.low.slice(0, n) };
       tradesCut.push(...tradesOf((u.cands.get(symbol) as Candidate[]).filter((c) => c.analysis_date <= cut), p));
     }
-    const cutTables = oddsTables(tradesCut, monthEnds(calendarCut), 'test');
+    const cutTables = oddsTables(tradesCut, oddsAsOfDates(calendarCut), 'test');
     expect(cutTables.length).toBeGreaterThan(5);
     expect(fullTables.length).toBeGreaterThan(cutTables.length);
     expect(fullTables.slice(0, cutTables.length)).toEqual(cutTables);
