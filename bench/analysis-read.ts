@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
-import { buildAnalysisOrigin, type OriginDeps } from '../rest-compat/origins.js';
+import { buildAnalysisOrigin, type OriginDeps } from '../app/origins.js';
 import { successEnvelope } from '../rest-compat/analysis-routes.js';
 import { ensureDemoMarket } from '../subgraphs/analysis/market-data.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';

@@ -54,7 +54,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { buildSearchOrigin, type OriginDeps } from '../rest-compat/origins.js';
+import { buildSearchOrigin, type OriginDeps } from '../app/origins.js';
 import { CASH_HUNT_PATH, HUNT_PATH } from '../rest-compat/search-routes.js';
 import { restBodyToInput } from '../subgraphs/allocation/dto.js';
 import { candidatesFrom } from '../subgraphs/allocation/engine/candidates.js';

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
-import { ORIGIN_BUILDERS } from '../rest-compat/origins.js';
+import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
 import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
 import { ensureSampledHistory, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';

@@ -1,14 +1,14 @@
 /**
  * The three domain origins: each one Fastify server with the shared HTTP shell (platform/http), its
  * documented REST paths and its subgraph at /graphql. REST handlers and resolvers both call the
- * domain service; the service decides. The analysis origin's REST reads are in analysis-routes.ts.
+ * domain service; the service decides. Each origin's REST paths are in rest-compat/<origin>-routes.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AllocationService } from '../subgraphs/allocation/service.js';
 import { UniverseCache } from '../subgraphs/allocation/universe.js';
 import { buildAllocationSubgraph } from '../subgraphs/allocation/graphql/schema.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';
-import { analysisRoutes } from './analysis-routes.js';
+import { analysisRoutes } from '../rest-compat/analysis-routes.js';
 import { buildAnalysisSubgraph } from '../subgraphs/analysis/graphql/schema.js';
 import {
   bearerToken,
@@ -19,9 +19,9 @@ import {
 import type { Config, PartnerAuthConfig, Subgraph } from '../subgraphs/platform/config.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { resolveOidc } from '../subgraphs/platform/dev-secret.js';
-import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS, SEARCH_SCHEMAS } from './schemas.js';
-import { searchRoutes } from './search-routes.js';
-import { allocationRoutes } from './allocation-routes.js';
+import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS, SEARCH_SCHEMAS } from '../rest-compat/schemas.js';
+import { searchRoutes } from '../rest-compat/search-routes.js';
+import { allocationRoutes } from '../rest-compat/allocation-routes.js';
 import { lazyPrincipal, type RequestContext } from '../subgraphs/platform/context.js';
 import type { Db } from '../subgraphs/platform/db.js';
 import { createOrigin, type HealthPolicy } from '../subgraphs/platform/http.js';
