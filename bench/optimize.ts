@@ -33,7 +33,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { buildAllocationOrigin, type OriginDeps } from '../rest-compat/origins.js';
+import { buildAllocationOrigin, type OriginDeps } from '../app/origins.js';
 import { OPTIMIZE_PATH } from '../rest-compat/allocation-routes.js';
 import { restBodyToInput, toPortfolioRequest, validateInput } from '../subgraphs/allocation/dto.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from '../subgraphs/allocation/engine/optimizer.js';
