@@ -5,7 +5,6 @@
 import os from 'node:os';
 import type { JWK } from 'jose';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-limits.js';
-import { parsePartnerBudgets, type RateLimitConfig } from './rate-limit.js';
 import path from 'node:path';
 
 export type AppEnv = 'production' | 'development' | 'test';
@@ -13,6 +12,23 @@ export type Origin = 'analysis' | 'allocation' | 'search' | 'gateway';
 export const ORIGINS: readonly Origin[] = ['analysis', 'allocation', 'search', 'gateway'];
 export type Subgraph = Exclude<Origin, 'gateway'>;
 export const SUBGRAPHS: readonly Subgraph[] = ['analysis', 'allocation', 'search'];
+
+/** Per-caller request budgets, applied by platform/rate-limit. */
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests per window per caller, unless the origin or the partner has its own. */
+  max: number;
+  /** Expensive operations (optimize, hunt, cash hunt) per window per caller, on top of the request budget. */
+  expensiveMax: number;
+  windowMs: number;
+  /** Partner `sub` -> requests per window. */
+  perPartner: Record<string, number>;
+  redisUrl: string | undefined;
+  /** A Redis command slower than this opens the breaker (REDIS_COMMAND_TIMEOUT_MS when omitted). */
+  redisCommandTimeoutMs?: number;
+  /** How long the open breaker waits before probing Redis again (REDIS_BREAKER_COOLDOWN_MS when omitted). */
+  redisBreakerCooldownMs?: number;
+}
 
 /** Partner access tokens (analysis and allocation origins). */
 export interface PartnerAuthConfig {
@@ -111,6 +127,19 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses the entries of RATE_LIMIT_PARTNERS (`sub=max`); problems are reported by name. */
+function parsePartnerBudgets(entries: readonly string[], problems: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of entries) {
+    const at = entry.lastIndexOf('=');
+    const sub = at > 0 ? entry.slice(0, at).trim() : '';
+    const max = Number(at > 0 ? entry.slice(at + 1) : NaN);
+    if (!sub || !Number.isInteger(max) || max < 1) problems.push(`RATE_LIMIT_PARTNERS: "${entry}" is not sub=requests (a positive integer)`);
+    else out[sub] = max;
+  }
+  return out;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];

@@ -30,24 +30,8 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { BoundedCache } from './bounded-cache.js';
-import type { Config, Origin } from './config.js';
+import type { Config, Origin, RateLimitConfig } from './config.js';
 import { AppError } from './errors.js';
-
-export interface RateLimitConfig {
-  enabled: boolean;
-  /** Requests per window per caller, unless the origin or the partner has its own. */
-  max: number;
-  /** Expensive operations (optimize, hunt, cash hunt) per window per caller, on top of the request budget. */
-  expensiveMax: number;
-  windowMs: number;
-  /** Partner `sub` -> requests per window. */
-  perPartner: Record<string, number>;
-  redisUrl: string | undefined;
-  /** A Redis command slower than this opens the breaker (REDIS_COMMAND_TIMEOUT_MS when omitted). */
-  redisCommandTimeoutMs?: number;
-  /** How long the open breaker waits before probing Redis again (REDIS_BREAKER_COOLDOWN_MS when omitted). */
-  redisBreakerCooldownMs?: number;
-}
 
 export interface OriginRateLimit {
   config: RateLimitConfig;
@@ -90,19 +74,6 @@ export function addressKey(ip: string): string {
   return `ip:${normalizeIP(ip, 64)}`;
 }
 const UNLIMITED_PATHS = new Set(['/', '/health']);
-
-/** Parses the entries of RATE_LIMIT_PARTNERS (`sub=max`); problems are reported by name. */
-export function parsePartnerBudgets(entries: readonly string[], problems: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const entry of entries) {
-    const at = entry.lastIndexOf('=');
-    const sub = at > 0 ? entry.slice(0, at).trim() : '';
-    const max = Number(at > 0 ? entry.slice(at + 1) : NaN);
-    if (!sub || !Number.isInteger(max) || max < 1) problems.push(`RATE_LIMIT_PARTNERS: "${entry}" is not sub=requests (a positive integer)`);
-    else out[sub] = max;
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Counters: Redis behind a circuit breaker, this process's memory as the fallback
@@ -419,7 +390,8 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
       limitDetails('expensive-operation limit', expensiveMax, retrySeconds),
       [...headers, ['retry-after', String(retrySeconds)]],
     );
-  });  spendOnExpensiveRoutes(app);
+  });
+  spendOnExpensiveRoutes(app);
 }
 
 /**
