@@ -28,7 +28,7 @@ import { ensureDemoMarket } from '../subgraphs/analysis/market-data.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';
 import { latestSnapshot } from '../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../subgraphs/platform/auth.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { loadConfig } from '../subgraphs/platform/config.js';
 import { openPglite } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';

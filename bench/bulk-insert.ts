@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { upsertBars, upsertSecurities } from '../subgraphs/analysis/store.js';
 import { generateSyntheticMarket } from '../subgraphs/analysis/engine/synthetic-market.js';
 import type { BarSeries } from '../subgraphs/analysis/engine/market-types.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 

@@ -28,7 +28,7 @@ import { candidateOddsFor } from '../subgraphs/allocation/kelly-odds-store.js';
 import { runEvaluation, type EvidenceRunResult } from '../subgraphs/analysis/evidence-run.js';
 import { evidenceTableFor } from '../subgraphs/analysis/evidence-states.js';
 import { recentTradingDates } from '../subgraphs/analysis/store.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
 import { migrate } from '../subgraphs/platform/migrations.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadSyntheticMarket } from '../subgraphs/analysis/market-data.js';
 import { defaultWorkers, runAnalysis } from '../subgraphs/analysis/pipeline.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openPglite, type Db, type Queryable } from '../subgraphs/platform/db.js';
 import { migrate } from '../subgraphs/platform/migrations.js';

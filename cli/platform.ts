@@ -8,7 +8,7 @@ import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
 import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
 import { ensureSampledHistory, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';

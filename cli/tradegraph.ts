@@ -42,7 +42,7 @@ import { refreshEvidence } from './evidence-history.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
 import { mintPartnerToken } from '../subgraphs/platform/auth.js';
-import { ALL_MIGRATIONS } from '../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { ConfigError, loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
 import { DEV_IDENTITY_KID, devIdentityKey, resolveOidc, resolvePartnerAuth, usesDevIdentity } from '../subgraphs/platform/dev-secret.js';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 

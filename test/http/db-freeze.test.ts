@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { openPostgres } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';

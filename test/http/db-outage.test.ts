@@ -4,7 +4,7 @@
  * connection is cut and restored: 503 within a bounded time, then 200 again without a restart.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { loadSyntheticMarket } from '../../subgraphs/analysis/market-data.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as store from '../../subgraphs/analysis/store.js';
 import type { SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
-import { ALL_MIGRATIONS } from '../../subgraphs/platform/all-migrations.js';
+import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { openPglite, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate, orderMigrations } from '../../subgraphs/platform/migrations.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
