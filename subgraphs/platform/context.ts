@@ -1,5 +1,7 @@
-/** The GraphQL context every subgraph resolver receives. */
+/** The GraphQL context every subgraph resolver receives, and how an origin builds it from a request. */
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from './auth.js';
+import type { Authenticate } from './authenticators.js';
 
 export interface RequestContext {
   traceId: string;
@@ -16,3 +18,10 @@ export function lazyPrincipal(authenticate: () => Promise<Principal>): () => Pro
   let cached: Promise<Principal> | undefined;
   return () => (cached ??= authenticate());
 }
+
+/** An origin's GraphQL context: the caller is authenticated only when a resolver asks (lazyPrincipal). */
+export const requestContext = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<RequestContext> => ({
+  traceId: request.traceId,
+  principal: lazyPrincipal(() => authenticate(request)),
+  limitExpensive: () => request.server.limitExpensive(request),
+});

@@ -29,6 +29,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
+import type { Authenticate } from './authenticators.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Config, Origin, RateLimitConfig } from './config.js';
 import { AppError } from './errors.js';
@@ -73,6 +74,15 @@ const MEMORY_COUNTERS = 50_000;
 export function addressKey(ip: string): string {
   return `ip:${normalizeIP(ip, 64)}`;
 }
+
+/** The rate-limit caller: a verified partner or OIDC subject, else the client address. */
+export const callerKey = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<string> => {
+  const principal = await authenticate(request).catch(() => null);
+  if (principal?.kind === 'partner') return `partner:${principal.partnerId}`;
+  if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
+  return addressKey(request.ip);
+};
+
 const UNLIMITED_PATHS = new Set(['/', '/health']);
 
 // ---------------------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { analysisServiceOf, buildAnalysisOrigin, memoizeVerifier } from '../../app/origins.js';
+import { analysisServiceOf, buildAnalysisOrigin } from '../../app/origins.js';
+import { memoizeVerifier } from '../../subgraphs/platform/authenticators.js';
 import { AUTH_ONLY_RESULT_KEYS, PUBLIC_RESULT_KEYS } from '../../subgraphs/analysis/engine/document.js';
 import { PRESENTATION_KEYS } from '../../subgraphs/analysis/engine/evidence/present.js';
 import { presentSnapshot } from '../../subgraphs/analysis/engine/evidence/present.js';
