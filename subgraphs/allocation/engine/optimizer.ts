@@ -33,7 +33,7 @@
  *    Softmax subtracts the largest input first; it never changes the order, so the ranked set does not
  *    depend on T. Ranking: score descending, then symbol ascending; the top max_positions are kept
  *    ("max_positions" note with how many were kept of how many scored).
- * 2. Caps, by water-filling. Per-name cap c_i = min(max_position_size, sector_caps.DEFAULT when given,
+ * 2. Caps, by water-filling (the caps are read from the settings and pack by constraints.ts). Per-name cap c_i = min(max_position_size, sector_caps.DEFAULT when given,
  *    max_risk_per_trade / stop_distance_i) (per-trade risk: shares x (entry - stop) <= max_risk_per_trade x
  *    capital, i.e. w_i x stop_distance_i <= max_risk_per_trade; stop_distance = (entry - stop) / entry in
  *    cents). Every other sector_caps key caps the weight sum of the names whose sector label equals it
@@ -133,10 +133,10 @@ import {
   ledoitWolf,
   quadraticForm,
 } from './covariance.js';
+import { capsOf, nameWeightCap, sectorCapsOf, type Caps, type NameCapLabel } from './constraints.js';
 import { fromCents, toCents } from './money.js';
 import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
 import {
-  DEFAULT_SECTOR_KEY,
   DIAGNOSTICS_SCHEMA_VERSION,
   type BookMetrics,
   type Candidate,
@@ -366,7 +366,7 @@ function nameOf(c: Candidate, prices: Prices, rank: Pick<Name, 'score' | 'key' |
   };
 }
 
-function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Ranking {
+function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings, maxPositions: number): Ranking {
   const strategy = eff.allocation_strategy;
   const lookup = uniqueCandidates(candidates);
   const stageWeights = eff.stage_weights ?? fullStageWeights(null);
@@ -462,7 +462,6 @@ function rankUniverse(candidates: readonly Candidate[], eff: RiskSettings): Rank
   if (eligible > 0 && scored.length === 0 && badPrices < eligible) {
     notes.push(`candidates: no eligible name has a positive ${strategy} score, so the book is empty`);
   }
-  const maxPositions = maxPositionsOf(eff);
   let ranked = scored;
   if (scored.length > maxPositions) {
     ranked = scored.slice(0, maxPositions);
@@ -509,14 +508,8 @@ function hybridOddsNote(candidates: Iterable<Candidate>): string {
   return `HYBRID_WEIGHTED: the Kelly part uses the measured chance of target before stop per state${asOf ? ` (as of ${asOf})` : ''}${tail}`;
 }
 
-function maxPositionsOf(eff: RiskSettings): number {
-  return Math.max(0, Math.floor(finite(eff.max_positions, 0)));
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Context shared by the steps
-
-type NameCapLabel = 'max_position_size' | 'sector_caps.DEFAULT' | 'max_risk_per_trade';
 
 interface Book {
   strategy: AllocationStrategy;
@@ -955,6 +948,7 @@ function capTurnover(book: Book, w: Float64Array, p: Plan): { notes: string[]; c
 
 interface Plan {
   eff: RiskSettings;
+  caps: Caps;
   ranking: Ranking;
   names: Name[];
   /** Prior weights (positive, finite) by symbol; null when there is no prior book. */
@@ -1014,7 +1008,8 @@ function sellBeyondMaxPositions(
 
 function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
   const eff = effectiveRiskSettings(input.risk_settings);
-  const ranking = rankUniverse(input.candidates, eff);
+  const caps = capsOf(eff, input.constraint_pack);
+  const ranking = rankUniverse(input.candidates, eff, caps.maxPositions);
   const names = ranking.ranked.slice();
   const prior = sanitizedPrior(input.prior_book_weights);
   const cap = input.constraint_pack?.max_portfolio_turnover_annual;
@@ -1052,7 +1047,7 @@ function plan(input: Omit<OptimizeInput, 'closes'>): Plan {
       forcedSales += prior.get(nm.symbol) as number;
     }
   }
-  return { eff, ranking, names, prior, blending, sold, soldForLimit, heldBeforeLimit, forcedSales, noCandidateSales, turnoverCap };
+  return { eff, caps, ranking, names, prior, blending, sold, soldForLimit, heldBeforeLimit, forcedSales, noCandidateSales, turnoverCap };
 }
 
 /**
@@ -1349,14 +1344,13 @@ function rowFields(r: SnapshotRowFields): SnapshotRowFields {
 function emptyResult(
   totalCents: number,
   eff: RiskSettings,
+  caps: Caps,
   input: OptimizeInput,
   notes: string[],
   eligible: number,
   ranked: number,
 ): OptimizeResult {
   const pack = input.constraint_pack;
-  const defaultCap = pack?.sector_caps?.[DEFAULT_SECTOR_KEY];
-  const mps = finite(eff.max_position_size, 0);
   const softmax = SOFTMAX_STRATEGIES.has(eff.allocation_strategy);
   return {
     allocations: [],
@@ -1364,9 +1358,9 @@ function emptyResult(
     remaining_capital: fromCents(totalCents),
     diagnostics: {
       schema_version: DIAGNOSTICS_SCHEMA_VERSION,
-      max_position_size_effective: typeof defaultCap === 'number' ? Math.min(mps, defaultCap) : mps,
+      max_position_size_effective: caps.nameCap,
       max_position_size_from_risk_settings: eff.max_position_size,
-      constraint_pack_default_sector_cap: typeof defaultCap === 'number' ? defaultCap : null,
+      constraint_pack_default_sector_cap: caps.defaultSectorCap,
       vol_target_annual: pack?.vol_target_annual ?? null,
       max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
       softmax_temperature_base: softmax ? eff.softmax_temperature : null,
@@ -1398,7 +1392,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   const C = toCents(finite(input.total_capital, 0));
   if (!(C >= 1)) {
     notes.push('total_capital: not a positive amount, so the book is empty');
-    return emptyResult(Number.isFinite(C) ? C : 0, eff, input, notes, p.ranking.eligible, 0);
+    return emptyResult(Number.isFinite(C) ? C : 0, eff, p.caps, input, notes, p.ranking.eligible, 0);
   }
 
   // Temperature.
@@ -1424,14 +1418,11 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   }
 
   // Caps.
-  const mps = Math.max(0, finite(eff.max_position_size, 0));
-  const sectorCapsIn = pack?.sector_caps ?? null;
-  const rawDefault = sectorCapsIn?.[DEFAULT_SECTOR_KEY];
-  const defaultCap = typeof rawDefault === 'number' && Number.isFinite(rawDefault) ? Math.max(0, rawDefault) : null;
-  const positionCap = defaultCap !== null ? Math.min(mps, defaultCap) : mps;
-  const positionCapLabel = defaultCap !== null && defaultCap < mps ? 'sector_caps.DEFAULT' : 'max_position_size';
-  const maxRiskPerTrade = Math.max(0, finite(eff.max_risk_per_trade, 0));
-  const maxPortfolioRisk = Math.max(0, finite(eff.max_portfolio_risk, 0));
+  const caps = p.caps;
+  const positionCap = caps.nameCap;
+  const positionCapLabel = caps.nameCapLabel;
+  const maxRiskPerTrade = caps.maxRiskPerTrade;
+  const maxPortfolioRisk = caps.maxPortfolioRisk;
 
   const names = p.names;
   const n = names.length;
@@ -1439,28 +1430,20 @@ export function optimize(input: OptimizeInput): OptimizeResult {
   const hardCap = new Float64Array(n);
   const hardCapBy: NameCapLabel[] = [];
   for (let i = 0; i < n; i++) {
-    const perTrade = names[i].d > 0 ? maxRiskPerTrade / names[i].d : Infinity;
-    if (perTrade < positionCap) {
-      hardCap[i] = perTrade;
-      hardCapBy.push('max_risk_per_trade');
-    } else {
-      hardCap[i] = positionCap;
-      hardCapBy.push(positionCapLabel);
-    }
+    const { cap, by } = nameWeightCap(caps, names[i].d);
+    hardCap[i] = cap;
+    hardCapBy.push(by);
   }
-  const sectorKeys = sectorCapsIn === null ? [] : Object.keys(sectorCapsIn).filter((key) => key !== DEFAULT_SECTOR_KEY).sort(bySymbol);
   const bookSectors = new Set(names.map((nm) => nm.sector));
   const sectorLabels: string[] = [];
   const sectorCap: number[] = [];
-  for (const key of sectorKeys) {
-    const v = (sectorCapsIn as Record<string, number>)[key];
-    if (!(typeof v === 'number' && Number.isFinite(v))) continue;
-    if (!bookSectors.has(key)) {
-      if (k > 0) notes.push(`sector_caps.${key}: no name in the book has this sector label; cap unused`);
+  for (const { label, cap } of sectorCapsOf(pack)) {
+    if (!bookSectors.has(label)) {
+      if (k > 0) notes.push(`sector_caps.${label}: no name in the book has this sector label; cap unused`);
       continue;
     }
-    sectorLabels.push(key);
-    sectorCap.push(Math.max(0, v));
+    sectorLabels.push(label);
+    sectorCap.push(cap);
   }
   const sectorIndex = new Map(sectorLabels.map((s, i) => [s, i]));
   const sectorOf = new Int32Array(n);
@@ -1741,7 +1724,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     schema_version: DIAGNOSTICS_SCHEMA_VERSION,
     max_position_size_effective: positionCap,
     max_position_size_from_risk_settings: eff.max_position_size,
-    constraint_pack_default_sector_cap: defaultCap,
+    constraint_pack_default_sector_cap: caps.defaultSectorCap,
     vol_target_annual: pack?.vol_target_annual ?? null,
     max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
     softmax_temperature_base: softmax ? baseTemperature : null,

@@ -37,6 +37,7 @@
 import { GICS_SECTORS } from '../../analysis/engine/market-types.js';
 import { AppError, type ErrorDetail } from '../../platform/errors.js';
 import { UNCLASSIFIED_SECTOR } from './candidates.js';
+import { capsOf, sectorCapsOf } from './constraints.js';
 import { DEFAULT_RISK_SETTINGS, type AllocationStrategy, type RiskSettings } from './risk-settings.js';
 import { CONSTRAINT_PACK_SCHEMA_VERSION, DEFAULT_SECTOR_KEY, type ConstraintPack } from './types.js';
 
@@ -358,17 +359,16 @@ export function buildPolicyExplanation(profile: RiskProfile): PolicyExplanation 
   bullets.push(`max_risk_per_trade: ${formatPercent(s.max_risk_per_trade)} of capital per position (shares x (entry - stop))`);
   bullets.push(`max_portfolio_risk: ${formatPercent(s.max_portfolio_risk)} of capital across all stops`);
 
-  const caps = p?.sector_caps ?? null;
-  const defaultCap = caps && typeof caps[DEFAULT_SECTOR_KEY] === 'number' ? caps[DEFAULT_SECTOR_KEY] : null;
+  const caps = capsOf(s, p);
   bullets.push(
-    defaultCap === null
+    caps.defaultSectorCap === null
       ? `max_position_size: ${formatPercent(s.max_position_size)} per name`
-      : `max_position_size: ${formatPercent(s.max_position_size)} per name; sector_caps.DEFAULT ${formatPercent(defaultCap)} -> per-name cap ${formatPercent(Math.min(s.max_position_size, defaultCap))}`,
+      : `max_position_size: ${formatPercent(s.max_position_size)} per name; sector_caps.DEFAULT ${formatPercent(caps.defaultSectorCap)} -> per-name cap ${formatPercent(caps.nameCap)}`,
   );
   bullets.push(`max_positions: ${s.max_positions}`);
 
-  const sectors = caps ? Object.keys(caps).filter((k) => k !== DEFAULT_SECTOR_KEY).sort() : [];
-  bullets.push(sectors.length === 0 ? 'no sector caps' : `sector_caps: ${sectors.map((k) => `${k} ${formatPercent(caps![k])}`).join(', ')}`);
+  const sectors = sectorCapsOf(p);
+  bullets.push(sectors.length === 0 ? 'no sector caps' : `sector_caps: ${sectors.map(({ label, cap }) => `${label} ${formatPercent(cap)}`).join(', ')}`);
   bullets.push(`vol_target_annual: ${p?.vol_target_annual != null ? formatPercent(p.vol_target_annual) : 'none'}`);
   bullets.push(`max_portfolio_turnover_annual: ${p?.max_portfolio_turnover_annual != null ? `${formatPercent(p.max_portfolio_turnover_annual)} one-way` : 'none'}`);
   if (p?.covariance_model != null) bullets.push(`covariance_model '${p.covariance_model}' recorded; the covariance is always Ledoit-Wolf shrunk`);

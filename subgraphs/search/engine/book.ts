@@ -13,7 +13,8 @@
  * - `exclude` removes one holding as if it were sold for cash: V is unchanged (a replacement is sized
  *   in the same portfolio), its value, risk, sector weight and returns leave the book.
  *
- * Sizing (`sizeIdea`), under the portfolio's effective risk settings and constraint pack; shares =
+ * Sizing (`sizeIdea`), under the portfolio's effective risk settings and constraint pack as the allocation
+ * engine reads them (allocation/engine/constraints.ts, `BookState.caps`); shares =
  * floor(min(limits) / entry) with the limits, in cents of position value:
  * - cash: the budget given (the freed capital of a replacement, the cash left in a cash hunt; none for
  *   a suitability size);
@@ -35,7 +36,8 @@
  * every name.
  */
 import { hybridBlend } from '../../allocation/engine/optimizer.js';
-import { DEFAULT_SECTOR_KEY, type Candidate } from '../../allocation/engine/types.js';
+import type { Candidate } from '../../allocation/engine/types.js';
+import { capsOf, sectorCapFor, type Caps } from '../../allocation/engine/constraints.js';
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import { UNCLASSIFIED_SECTOR } from '../../allocation/engine/candidates.js';
 import { MIN_OVERLAP, annualVolatility, correlation, moments, volatilityWith, weightedSeries, type Moments } from './returns.js';
@@ -71,7 +73,9 @@ export interface BookState {
   excluded: Position | undefined;
   sectorCents: Map<string, number>;
   riskCents: number;
-  /** min(max_position_size, sector_caps.DEFAULT). */
+  /** The portfolio's caps (risk settings under its constraint pack). */
+  caps: Caps;
+  /** min(max_position_size, sector_caps.DEFAULT): caps.nameCap. */
   nameCap: number;
   series: Float64Array;
   seriesMoments: Moments;
@@ -86,8 +90,7 @@ export function sectorOf(holding: Holding, candidate: Candidate | undefined): st
 
 /** The portfolio's cap for a sector (null when it has none). */
 export function sectorCap(portfolio: PortfolioView, sector: string): number | null {
-  const cap = portfolio.constraint_pack?.sector_caps?.[sector];
-  return sector !== DEFAULT_SECTOR_KEY && typeof cap === 'number' && Number.isFinite(cap) ? cap : null;
+  return sectorCapFor(portfolio.constraint_pack, sector);
 }
 
 export function bookState(portfolio: PortfolioView, market: MarketView, exclude?: string): BookState {
@@ -115,8 +118,7 @@ export function bookState(portfolio: PortfolioView, market: MarketView, exclude?
     positions.map((p) => ({ weight: valueCents > 0 ? p.valueCents / valueCents : 0, returns: market.returns.returns(p.holding.symbol) })),
     length,
   );
-  const rs = portfolio.risk_settings;
-  const defaultCap = portfolio.constraint_pack?.sector_caps?.[DEFAULT_SECTOR_KEY];
+  const caps = capsOf(portfolio.risk_settings, portfolio.constraint_pack);
   return {
     portfolio,
     valueCents,
@@ -125,7 +127,8 @@ export function bookState(portfolio: PortfolioView, market: MarketView, exclude?
     excluded,
     sectorCents,
     riskCents: positions.reduce((sum, p) => sum + p.riskCents, 0),
-    nameCap: Math.min(rs.max_position_size, typeof defaultCap === 'number' && Number.isFinite(defaultCap) ? defaultCap : 1),
+    caps,
+    nameCap: caps.nameCap,
     series,
     seriesMoments: moments(series),
     volatility: length >= MIN_OVERLAP ? annualVolatility(series) : null,
@@ -154,16 +157,16 @@ export function sizeIdea(c: Candidate, book: BookState, budgetCents: number | nu
   const entry = toCents(c.entry_price);
   const risk = entry - toCents(c.stop_loss);
   if (!(entry > 0) || !(risk > 0)) return { shares: 0, bound: null };
-  const rs = book.portfolio.risk_settings;
+  const caps = book.caps;
   const V = book.valueCents;
   const cap = sectorCap(book.portfolio, c.sector);
   // Each limit in (fractional) shares.
   const limits: Array<[SizeBound, number]> = [
     ['max_position_size', (book.nameCap * V - heldShares * entry) / entry],
-    ['max_risk_per_trade', (rs.max_risk_per_trade * V - (held?.riskCents ?? 0)) / risk],
+    ['max_risk_per_trade', (caps.maxRiskPerTrade * V - (held?.riskCents ?? 0)) / risk],
   ];
   if (!nameLimitsOnly) {
-    limits.push(['max_portfolio_risk', (rs.max_portfolio_risk * V - book.riskCents) / risk]);
+    limits.push(['max_portfolio_risk', (caps.maxPortfolioRisk * V - book.riskCents) / risk]);
     if (cap !== null) limits.push(['sector_cap', (cap * V - (book.sectorCents.get(c.sector) ?? 0)) / entry]);
     if (budgetCents !== null) limits.push(['cash', budgetCents / entry]);
   }

@@ -2,7 +2,7 @@
  * Cash hunt: new positions for the portfolio's available cash (its remaining capital). Pure and
  * deterministic.
  *
- * 1. Slots: max_positions minus the positions held. None left: no recommendations (a note says so).
+ * 1. Slots: max_positions (BookState.caps) minus the positions held. None left: no recommendations (a note says so).
  * 2. Ranking: every eligible candidate of the newest analysis date that the portfolio does not hold,
  *    sized alone with the whole available cash (book.ts sizeIdea) and scored with ideaFor at that size;
  *    names that cannot take one share are left out. Order: fit_score descending, then symbol.
@@ -19,11 +19,12 @@ import type { CashHuntResult, Idea, MarketView, PortfolioView } from './types.js
 export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHuntResult {
   const book = bookState(portfolio, market);
   const held = heldSymbols(portfolio);
-  const slots = Math.max(0, portfolio.risk_settings.max_positions - portfolio.holdings.length);
+  const maxPositions = book.caps.maxPositions;
+  const slots = Math.max(0, maxPositions - portfolio.holdings.length);
   const notes: string[] = [];
   const available = fromCents(book.cashCents);
   if (slots === 0) {
-    notes.push(`max_positions: the portfolio holds ${portfolio.holdings.length} of ${portfolio.risk_settings.max_positions} positions, so no new position fits; see hunt for replacements`);
+    notes.push(`max_positions: the portfolio holds ${portfolio.holdings.length} of ${maxPositions} positions, so no new position fits; see hunt for replacements`);
     return { available_cash: available, recommendations: [], cash_after: available, notes };
   }
   if (book.cashCents <= 0) {
