@@ -2,6 +2,8 @@
  * Deterministic synthetic market: a trading calendar, a universe of clearly labelled synthetic equities
  * across the 11 GICS sectors plus an equal-weight-like index, and daily OHLCV bars for all of them.
  * Pure: no I/O, no clock, no Math.random; every random draw comes from a seeded {@link Prng} stream.
+ * This file is the simulator; its data (sector and sub-industry tables, company-name words and every model
+ * parameter) is in synthetic-market-tables.ts and its trading calendar in synthetic-calendar.ts.
  *
  * Model (all returns are daily log returns):
  *
@@ -44,8 +46,76 @@
  * their own PRNG stream. An equity's bars depend only on (seed, equity index, calendar length), never on
  * symbolCount or on the order in which series are generated.
  */
-import { GICS_SECTORS, type BarSeries, type GicsSector, type SecurityRecord } from './market-types.js';
+import { GICS_SECTORS, type BarSeries, type SecurityRecord } from './market-types.js';
 import { createPrng, type Prng } from './prng.js';
+import { parseDayNumber, tradingCalendar } from './synthetic-calendar.js';
+// Model data: the published constants first, then the model parameters.
+import {
+  ACME_NAME,
+  ACME_SYMBOL,
+  INDEX_START_LEVEL,
+  MAX_SYMBOL_COUNT,
+  SYNTHETIC_INDEX_NAME,
+  SYNTHETIC_SUB_INDUSTRIES,
+  TRADING_DAYS_PER_YEAR,
+  ACME_ADVANCE_DAYS,
+  ACME_ADVANCE_DRIFT,
+  ACME_BASE_DAYS,
+  ACME_SUPPORT_DAYS,
+  ACME_SUPPORT_OVER_MA,
+  ADVANCING,
+  ALPHA_MEAN,
+  ALPHA_SD,
+  BASE_REVERSION,
+  BASING,
+  BEAR_DRIFT,
+  BREAKOUT_GAP_PROBABILITY,
+  BULL_DRIFT,
+  CEILING_MULTIPLE,
+  DECLINING,
+  EARNINGS_CYCLE,
+  FLOOR_FRACTION,
+  IDIO_ALPHA,
+  IDIO_BETA,
+  IDIO_VOL_MEDIAN,
+  MARKET_ALPHA,
+  MARKET_BETA,
+  MARKET_LONG_RUN_VOL,
+  MARKET_OMEGA,
+  MA_DAYS,
+  NAME_HEADS,
+  NAME_MIDDLES,
+  NAME_SUFFIXES,
+  NAME_TAILS,
+  NEWS_GAP_PROBABILITY,
+  NEWS_GAP_VOL,
+  OPEN_NOISE,
+  OPEN_SHARE,
+  PHASE_DAYS,
+  PHASE_START_SHARE,
+  PHASE_VOLUME_MULT,
+  PHASE_VOL_MULT,
+  PRICE_FLOOR,
+  RANGE_SCALE,
+  SECTOR_SPECS,
+  TOPPING,
+  TOP_DRIFT,
+  TOP_REVERSION,
+  TREND_MAX,
+  TREND_MIN,
+  VOLUME_NOISE,
+} from './synthetic-market-tables.js';
+
+export {
+  ACME_NAME,
+  ACME_SYMBOL,
+  INDEX_START_LEVEL,
+  MAX_SYMBOL_COUNT,
+  SYNTHETIC_INDEX_NAME,
+  SYNTHETIC_SUB_INDUSTRIES,
+  TRADING_DAYS_PER_YEAR,
+} from './synthetic-market-tables.js';
+export { tradingCalendar } from './synthetic-calendar.js';
 
 /** Options of {@link generateSyntheticMarket}. */
 export interface SyntheticMarketOptions {
@@ -73,231 +143,11 @@ export interface SyntheticMarket {
   seriesAt(position: number): BarSeries;
 }
 
-/** Trading days per year used to size the history. */
-export const TRADING_DAYS_PER_YEAR = 252;
-/** Symbol and name of the first equity, which always ends in a stage-2 advance. */
-export const ACME_SYMBOL = 'ACME';
-export const ACME_NAME = 'Acme Synthetic Corp';
-/** Display name of the synthetic index. */
-export const SYNTHETIC_INDEX_NAME = 'TradeGraph Synthetic Market Index';
-/** The index's first close. */
-export const INDEX_START_LEVEL = 1000;
-/** Upper bound on symbolCount (tickers are drawn from the 3-4 letter space). */
-export const MAX_SYMBOL_COUNT = 100_000;
-
-/** Realistic GICS sub-industries each synthetic equity draws from, by sector. */
-export const SYNTHETIC_SUB_INDUSTRIES: Readonly<Record<GicsSector, readonly string[]>> = {
-  'Communication Services': [
-    'Interactive Media & Services',
-    'Movies & Entertainment',
-    'Integrated Telecommunication Services',
-    'Wireless Telecommunication Services',
-    'Advertising',
-    'Interactive Home Entertainment',
-    'Cable & Satellite',
-    'Publishing',
-  ],
-  'Consumer Discretionary': [
-    'Automobile Manufacturers',
-    'Broadline Retail',
-    'Restaurants',
-    'Hotels, Resorts & Cruise Lines',
-    'Apparel, Accessories & Luxury Goods',
-    'Home Improvement Retail',
-    'Homebuilding',
-    'Footwear',
-  ],
-  'Consumer Staples': [
-    'Packaged Foods & Meats',
-    'Soft Drinks & Non-alcoholic Beverages',
-    'Household Products',
-    'Consumer Staples Merchandise Retail',
-    'Personal Care Products',
-    'Tobacco',
-    'Food Retail',
-    'Distillers & Vintners',
-  ],
-  Energy: [
-    'Integrated Oil & Gas',
-    'Oil & Gas Exploration & Production',
-    'Oil & Gas Refining & Marketing',
-    'Oil & Gas Storage & Transportation',
-    'Oil & Gas Equipment & Services',
-    'Coal & Consumable Fuels',
-  ],
-  Financials: [
-    'Diversified Banks',
-    'Regional Banks',
-    'Investment Banking & Brokerage',
-    'Asset Management & Custody Banks',
-    'Property & Casualty Insurance',
-    'Life & Health Insurance',
-    'Transaction & Payment Processing Services',
-    'Consumer Finance',
-    'Financial Exchanges & Data',
-  ],
-  'Health Care': [
-    'Pharmaceuticals',
-    'Biotechnology',
-    'Health Care Equipment',
-    'Managed Health Care',
-    'Life Sciences Tools & Services',
-    'Health Care Services',
-    'Health Care Facilities',
-    'Health Care Supplies',
-  ],
-  Industrials: [
-    'Aerospace & Defense',
-    'Industrial Machinery & Supplies & Components',
-    'Construction & Engineering',
-    'Rail Transportation',
-    'Air Freight & Logistics',
-    'Electrical Components & Equipment',
-    'Building Products',
-    'Passenger Airlines',
-    'Environmental & Facilities Services',
-  ],
-  'Information Technology': [
-    'Application Software',
-    'Systems Software',
-    'Semiconductors',
-    'Semiconductor Materials & Equipment',
-    'Technology Hardware, Storage & Peripherals',
-    'Communications Equipment',
-    'IT Consulting & Other Services',
-    'Electronic Components',
-  ],
-  Materials: [
-    'Specialty Chemicals',
-    'Commodity Chemicals',
-    'Gold',
-    'Steel',
-    'Copper',
-    'Construction Materials',
-    'Paper & Plastic Packaging Products & Materials',
-    'Fertilizers & Agricultural Chemicals',
-  ],
-  'Real Estate': [
-    'Data Center REITs',
-    'Industrial REITs',
-    'Retail REITs',
-    'Multi-Family Residential REITs',
-    'Office REITs',
-    'Health Care REITs',
-    'Self-Storage REITs',
-    'Telecom Tower REITs',
-    'Real Estate Services',
-  ],
-  Utilities: [
-    'Electric Utilities',
-    'Multi-Utilities',
-    'Gas Utilities',
-    'Water Utilities',
-    'Independent Power Producers & Energy Traders',
-    'Renewable Electricity',
-  ],
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// Calendar
-// ---------------------------------------------------------------------------------------------------------
-
 /**
  * Math functions bound once: under a vm context (e.g. jest) every global `Math` lookup is slow, and these
  * sit in the hottest loops.
  */
 const { abs, exp, log, max, min, round, sqrt } = Math;
-
-const MS_PER_DAY = 86_400_000;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Days since 1970-01-01 (UTC) of a valid YYYY-MM-DD string, else null. */
-function parseDayNumber(date: string): number | null {
-  if (typeof date !== 'string') return null;
-  const match = DATE_PATTERN.exec(date);
-  if (!match) return null;
-  const year = Number(match[1]);
-  const month = Number(match[2]);
-  const day = Number(match[3]);
-  if (year < 1900 || month < 1 || month > 12 || day < 1) return null;
-  const dayNumber = dayNumberOf(year, month, day);
-  const check = new Date(dayNumber * MS_PER_DAY);
-  if (check.getUTCMonth() + 1 !== month || check.getUTCDate() !== day) return null;
-  return dayNumber;
-}
-
-function dayNumberOf(year: number, month: number, day: number): number {
-  return round(Date.UTC(year, month - 1, day) / MS_PER_DAY);
-}
-
-/** 0 = Sunday ... 6 = Saturday. */
-function weekdayOf(dayNumber: number): number {
-  return (((dayNumber + 4) % 7) + 7) % 7;
-}
-
-function formatDayNumber(dayNumber: number): string {
-  return new Date(dayNumber * MS_PER_DAY).toISOString().slice(0, 10);
-}
-
-/** A fixed-date holiday moved to Friday when on a Saturday and to Monday when on a Sunday. */
-function observed(dayNumber: number): number {
-  const weekday = weekdayOf(dayNumber);
-  if (weekday === 6) return dayNumber - 1;
-  if (weekday === 0) return dayNumber + 1;
-  return dayNumber;
-}
-
-/**
- * Observed market holidays of `year`'s New Year's Day, Independence Day, Christmas and Thanksgiving
- * (New Year's Day on a Saturday is observed on December 31 of the year before).
- */
-function holidaysOfYear(year: number): number[] {
-  const novemberFirst = dayNumberOf(year, 11, 1);
-  const firstThursday = novemberFirst + ((4 - weekdayOf(novemberFirst) + 7) % 7);
-  return [
-    observed(dayNumberOf(year, 1, 1)),
-    observed(dayNumberOf(year, 7, 4)),
-    observed(dayNumberOf(year, 12, 25)),
-    firstThursday + 21,
-  ];
-}
-
-/**
- * The `tradingDays` most recent trading dates on or before `endDate`, oldest first. Trading dates are
- * weekdays other than New Year's Day, Independence Day, Christmas (each observed on the Friday before / the
- * Monday after when it falls on a weekend) and US Thanksgiving (4th Thursday of November).
- * Throws RangeError for an invalid date or a non-positive / non-integer day count.
- */
-export function tradingCalendar(endDate: string, tradingDays: number): string[] {
-  const end = parseDayNumber(endDate);
-  if (end === null) throw new RangeError(`endDate must be a valid YYYY-MM-DD date, got '${String(endDate)}'`);
-  if (!Number.isSafeInteger(tradingDays) || tradingDays < 1) {
-    throw new RangeError(`tradingDays must be a positive integer, got ${String(tradingDays)}`);
-  }
-  const holidays = new Set<number>();
-  const yearsLoaded = new Set<number>();
-  const isHoliday = (dayNumber: number): boolean => {
-    const year = new Date(dayNumber * MS_PER_DAY).getUTCFullYear();
-    for (const y of [year, year + 1]) {
-      if (!yearsLoaded.has(y)) {
-        yearsLoaded.add(y);
-        for (const h of holidaysOfYear(y)) holidays.add(h);
-      }
-    }
-    return holidays.has(dayNumber);
-  };
-  const dayNumbers: number[] = [];
-  for (let d = end; dayNumbers.length < tradingDays; d--) {
-    const weekday = weekdayOf(d);
-    if (weekday !== 0 && weekday !== 6 && !isHoliday(d)) dayNumbers.push(d);
-  }
-  dayNumbers.reverse();
-  return dayNumbers.map(formatDayNumber);
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Model parameters
-// ---------------------------------------------------------------------------------------------------------
 
 /** PRNG stream ids (equities use non-negative ids, everything shared uses negative ones). */
 const STREAM_MARKET = -1;
@@ -309,88 +159,6 @@ const pathStream = (equity: number): number => 2 * equity + 1;
 
 const SECTOR_COUNT = GICS_SECTORS.length;
 const IT_SECTOR = GICS_SECTORS.indexOf('Information Technology');
-
-/** Market factor GARCH(1,1). */
-const MARKET_LONG_RUN_VOL = 0.01;
-const MARKET_ALPHA = 0.09;
-const MARKET_BETA = 0.89;
-const MARKET_OMEGA = MARKET_LONG_RUN_VOL ** 2 * (1 - MARKET_ALPHA - MARKET_BETA);
-const BULL_DRIFT = 0.0005;
-const BEAR_DRIFT = -0.0009;
-
-/** Idiosyncratic GARCH(1,1). */
-const IDIO_ALPHA = 0.06;
-const IDIO_BETA = 0.9;
-/** Median idiosyncratic daily volatility across stocks (log-normal). */
-const IDIO_VOL_MEDIAN = 0.015;
-/** Per-stock constant daily drift ~ N(ALPHA_MEAN, ALPHA_SD). */
-const ALPHA_MEAN = -0.0002;
-const ALPHA_SD = 0.0001;
-
-/** Typical beta, sector-factor volatility (daily) and company-name nouns per sector (GICS order). */
-const SECTOR_SPECS: readonly { beta: number; vol: number; nouns: readonly string[] }[] = [
-  { beta: 1.0, vol: 0.007, nouns: ['Media', 'Communications', 'Networks', 'Interactive', 'Broadcasting'] },
-  { beta: 1.15, vol: 0.007, nouns: ['Brands', 'Retail', 'Motors', 'Leisure', 'Apparel', 'Homes'] },
-  { beta: 0.65, vol: 0.005, nouns: ['Foods', 'Beverages', 'Household', 'Farms', 'Consumer Products'] },
-  { beta: 1.0, vol: 0.011, nouns: ['Energy', 'Petroleum', 'Resources', 'Midstream', 'Drilling'] },
-  { beta: 1.1, vol: 0.007, nouns: ['Financial', 'Bancorp', 'Capital', 'Insurance', 'Payments'] },
-  { beta: 0.8, vol: 0.006, nouns: ['Therapeutics', 'Pharma', 'Biosciences', 'Medical', 'Health'] },
-  { beta: 1.05, vol: 0.005, nouns: ['Industries', 'Aerospace', 'Logistics', 'Machinery', 'Engineering'] },
-  { beta: 1.25, vol: 0.008, nouns: ['Systems', 'Software', 'Semiconductor', 'Digital', 'Micro', 'Technologies'] },
-  { beta: 1.0, vol: 0.007, nouns: ['Materials', 'Chemicals', 'Mining', 'Metals', 'Packaging'] },
-  { beta: 0.85, vol: 0.007, nouns: ['Realty', 'Properties', 'Land Trust', 'Estates', 'Residential'] },
-  { beta: 0.55, vol: 0.006, nouns: ['Power', 'Utilities', 'Electric', 'Water', 'Gas & Electric'] },
-];
-
-const NAME_HEADS = ['Al', 'Bel', 'Cor', 'Dra', 'El', 'Fen', 'Gar', 'Hal', 'Ion', 'Jun', 'Kel', 'Lum', 'Mar', 'Nor',
-  'Ost', 'Pra', 'Quin', 'Ros', 'Sol', 'Tor', 'Ul', 'Ver', 'Wes', 'Xan', 'Yor', 'Zen'];
-const NAME_MIDDLES = ['a', 'e', 'i', 'o', '', 'ar', 'en', 'is'];
-const NAME_TAILS = ['tex', 'vion', 'dyne', 'ra', 'nex', 'lis', 'tron', 'via', 'mont', 'gen', 'ford', 'wick', 'ton'];
-const NAME_SUFFIXES = ['Inc.', 'Corp.', 'Holdings', 'Group', 'Co.', 'Ltd.'];
-
-/** Weinstein phases of the regime chain. */
-const BASING = 0;
-const ADVANCING = 1;
-const TOPPING = 2;
-const DECLINING = 3;
-/** Phase durations in trading days [min, max]. */
-const PHASE_DAYS: readonly (readonly [number, number])[] = [[40, 160], [50, 220], [25, 90], [40, 170]];
-/** Idiosyncratic volatility and volume multipliers by phase. */
-const PHASE_VOL_MULT = [0.8, 1.0, 1.3, 1.2];
-const PHASE_VOLUME_MULT = [0.8, 1.15, 1.25, 1.05];
-/** Initial phase distribution (roughly the chain's long-run shares). */
-const PHASE_START_SHARE = [0.3, 0.3, 0.15, 0.25];
-/** Daily mean reversion towards the phase's anchor price while basing / topping. */
-const BASE_REVERSION = 0.025;
-const TOP_REVERSION = 0.015;
-const TOP_DRIFT = -0.0002;
-/** Daily trend of an advancing (declining: negated) phase is drawn uniformly from [TREND_MIN, TREND_MAX). */
-const TREND_MIN = 0.001;
-const TREND_MAX = 0.0028;
-
-const EARNINGS_CYCLE = 63;
-const NEWS_GAP_PROBABILITY = 0.0015;
-const NEWS_GAP_VOL = 0.04;
-const BREAKOUT_GAP_PROBABILITY = 0.35;
-
-/** Prices never fall below max(PRICE_FLOOR, start x FLOOR_FRACTION); advances end above start x CEILING. */
-const PRICE_FLOOR = 1;
-const FLOOR_FRACTION = 0.03;
-const CEILING_MULTIPLE = 60;
-
-/** Share of the day's non-gap move that happens overnight, and open / range / volume noise scales. */
-const OPEN_SHARE = 0.3;
-const OPEN_NOISE = 0.25;
-const RANGE_SCALE = 0.55;
-const VOLUME_NOISE = 0.3;
-
-/** ACME's forced base-then-advance schedule and its stage-2 support rule. */
-const ACME_BASE_DAYS = 90;
-const ACME_ADVANCE_DAYS = 200;
-const ACME_ADVANCE_DRIFT = 0.0033;
-const ACME_SUPPORT_DAYS = 100;
-const ACME_SUPPORT_OVER_MA = 1.04;
-const MA_DAYS = 150;
 
 // ---------------------------------------------------------------------------------------------------------
 // Options and universe
