@@ -1380,57 +1380,53 @@ function emptyResult(
   };
 }
 
-/** Builds the whole-share book (see the module comment for every rule). */
-export function optimize(input: OptimizeInput): OptimizeResult {
-  const p = plan(input);
-  const eff = p.eff;
-  const strategy = eff.allocation_strategy;
-  const pack = input.constraint_pack;
+// ---------------------------------------------------------------------------------------------------
+// The steps of optimize (header numbering)
+
+/** The first notes: NO_CONSTRAINT_PACK_NOTE when the request has no constraint pack. */
+function packNotes(pack: OptimizeInput['constraint_pack']): string[] {
+  return pack === null || pack === undefined ? [NO_CONSTRAINT_PACK_NOTE] : [];
+}
+
+/** Step 1: the softmax temperature a softmax strategy starts from (null for the others), with a note when the settings' one is unusable. */
+function baseTemperatureOf(eff: RiskSettings): { base: number | null; notes: string[] } {
+  if (!SOFTMAX_STRATEGIES.has(eff.allocation_strategy)) return { base: null, notes: [] };
+  const t = eff.softmax_temperature;
+  if (typeof t === 'number' && Number.isFinite(t) && t > 0) return { base: t, notes: [] };
+  return {
+    base: DEFAULT_SOFTMAX_TEMPERATURE,
+    notes: [`softmax_temperature: ${String(t)} is not a positive number; ${DEFAULT_SOFTMAX_TEMPERATURE} used`],
+  };
+}
+
+/** Step 1, KELLY_CRITERION: whether the ranked names' Kelly fractions are scaled to 1 or leave cash. */
+function kellySumNotes(p: Plan): string[] {
+  if (p.eff.allocation_strategy !== 'KELLY_CRITERION' || p.ranking.ranked.length === 0) return [];
+  let sum = 0;
+  for (let i = 0; i < p.ranking.ranked.length; i++) sum += p.names[i].key;
+  if (sum > 1 + EPS) return [`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; scaled to sum to 1`];
+  if (sum < 1 - 1e-9) return [`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; the other ${f4(1 - sum)} stays cash`];
+  return [];
+}
+
+/**
+ * Step 2 (and 4, 5) inputs: the book's names with their hard caps, the capped sectors present in the
+ * book (a note for each sector cap no name uses), the covariance when a vol target is set, and the
+ * prior weights.
+ */
+function bookOf(
+  p: Plan,
+  pack: OptimizeInput['constraint_pack'],
+  closes: ReadonlyMap<string, CloseSeries>,
+): { book: Book; measured: Measured; notes: string[] } {
   const notes: string[] = [];
-  if (pack === null || pack === undefined) notes.push(NO_CONSTRAINT_PACK_NOTE);
-
-  const C = toCents(finite(input.total_capital, 0));
-  if (!(C >= 1)) {
-    notes.push('total_capital: not a positive amount, so the book is empty');
-    return emptyResult(Number.isFinite(C) ? C : 0, eff, p.caps, input, notes, p.ranking.eligible, 0);
-  }
-
-  // Temperature.
-  const softmax = SOFTMAX_STRATEGIES.has(strategy);
-  let baseTemperature: number | null = null;
-  if (softmax) {
-    const t = eff.softmax_temperature;
-    if (typeof t === 'number' && Number.isFinite(t) && t > 0) baseTemperature = t;
-    else {
-      baseTemperature = DEFAULT_SOFTMAX_TEMPERATURE;
-      notes.push(`softmax_temperature: ${String(t)} is not a positive number; ${DEFAULT_SOFTMAX_TEMPERATURE} used`);
-    }
-  }
-
-  notes.push(...p.ranking.notes);
-  if (strategy === 'KELLY_CRITERION' && p.ranking.ranked.length > 0) {
-    let sum = 0;
-    for (let i = 0; i < p.ranking.ranked.length; i++) sum += p.names[i].key;
-    if (sum > 1 + EPS) notes.push(`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; scaled to sum to 1`);
-    else if (sum < 1 - 1e-9) {
-      notes.push(`KELLY_CRITERION: Kelly fractions of the ranked names sum to ${f4(sum)}; the other ${f4(1 - sum)} stays cash`);
-    }
-  }
-
-  // Caps.
-  const caps = p.caps;
-  const positionCap = caps.nameCap;
-  const positionCapLabel = caps.nameCapLabel;
-  const maxRiskPerTrade = caps.maxRiskPerTrade;
-  const maxPortfolioRisk = caps.maxPortfolioRisk;
-
   const names = p.names;
   const n = names.length;
   const k = p.ranking.ranked.length;
   const hardCap = new Float64Array(n);
   const hardCapBy: NameCapLabel[] = [];
   for (let i = 0; i < n; i++) {
-    const { cap, by } = nameWeightCap(caps, names[i].d);
+    const { cap, by } = nameWeightCap(p.caps, names[i].d);
     hardCap[i] = cap;
     hardCapBy.push(by);
   }
@@ -1451,17 +1447,16 @@ export function optimize(input: OptimizeInput): OptimizeResult {
 
   const volTargetRaw = pack?.vol_target_annual;
   const volTarget = typeof volTargetRaw === 'number' && Number.isFinite(volTargetRaw) ? Math.max(0, volTargetRaw) : null;
-  const measured: Measured =
-    volTarget !== null ? measure(names, input.closes) : { cov: null, shrinkage: null, reason: null };
+  const measured: Measured = volTarget !== null ? measure(names, closes) : { cov: null, shrinkage: null, reason: null };
 
   const prior = new Float64Array(n);
   if (p.prior !== null) for (let i = 0; i < n; i++) prior[i] = p.prior.get(names[i].symbol) ?? 0;
 
   const book: Book = {
-    strategy,
+    strategy: p.eff.allocation_strategy,
     names,
     k,
-    maxPortfolioRisk,
+    maxPortfolioRisk: p.caps.maxPortfolioRisk,
     hardCap,
     hardCapBy,
     sectorLabels,
@@ -1472,8 +1467,16 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     prior: p.prior !== null ? prior : null,
     forcedSales: p.forcedSales,
   };
+  return { book, measured, notes };
+}
 
-  // Steps 1-4.
+/**
+ * Steps 1-4: the ranked names' target weights within the caps and the total risk, then the vol target:
+ * a softmax strategy first raises its temperature (bisection), then every weight is scaled down.
+ */
+function targetWithinVol(book: Book, measured: Measured, baseTemperature: number | null): { w: Float64Array; temperature: number; notes: string[] } {
+  const k = book.k;
+  const volTarget = book.volTarget;
   let temperature = baseTemperature ?? 1;
   let target = targetWeights(book, temperature);
   const volNotes: string[] = [];
@@ -1484,7 +1487,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
       const sigma0 = vol(book, padded(book, target.w));
       let sigma = sigma0;
       if (sigma0 > volTarget * (1 + VOL_TOLERANCE)) {
-        if (softmax && baseTemperature !== null) {
+        if (baseTemperature !== null) {
           const tMax = baseTemperature * MAX_TEMPERATURE_RAISE_FACTOR;
           const atMax = targetWeights(book, tMax);
           const sigmaMax = vol(book, padded(book, atMax.w));
@@ -1532,11 +1535,14 @@ export function optimize(input: OptimizeInput): OptimizeResult {
       }
     }
   }
-  notes.push(...target.notes, ...volNotes);
+  return { w: target.w, temperature, notes: [...target.notes, ...volNotes] };
+}
 
-  // Step 5: turnover.
-  const w = new Float64Array(n);
-  w.set(target.w);
+/** Step 5: the book's weights (ranked targets, then prior names) after the turnover cap and max_positions. */
+function turnoverStep(book: Book, target: Float64Array, p: Plan): { w: Float64Array; closed: Uint8Array | null; notes: string[] } {
+  const notes: string[] = [];
+  const w = new Float64Array(book.names.length);
+  w.set(target);
   if (p.turnoverCap !== null && p.prior === null) {
     notes.push('max_portfolio_turnover_annual: no prior book, so turnover is not limited on a first optimize');
   }
@@ -1549,24 +1555,30 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     notes.push(...blend.notes);
     closed = blend.closed;
   }
-  let targetGross = 0;
-  for (let i = 0; i < n; i++) targetGross += w[i];
+  return { w, closed, notes };
+}
 
-  // Step 6: whole shares.
-  const kellyOn = strategy === 'KELLY_CRITERION';
-  const riskLimit = floorCents(maxPortfolioRisk * C);
-  const tradeLimit = floorCents(maxRiskPerTrade * C);
+/**
+ * Step 6: whole shares of the weights `w` in `C` cents of capital: rounded, trimmed back within every
+ * hard cap, then leftover cash spent in passes over the ranked names; with the note on what is left.
+ */
+function wholeShares(book: Book, p: Plan, C: number, w: Float64Array, closed: Uint8Array | null): { st: ShareState; leftoverNote: string } {
+  const names = book.names;
+  const n = names.length;
+  const k = book.k;
+  const prior = book.prior ?? new Float64Array(n);
+  const kellyOn = book.strategy === 'KELLY_CRITERION';
   const lim: Limits = {
     C,
-    nameLimit: names.map(() => floorCents(positionCap * C)),
-    nameLimitLabel: names.map(() => positionCapLabel),
-    maxSharesTrade: names.map((nm) => Math.floor(tradeLimit / nm.riskCents)),
+    nameLimit: names.map(() => floorCents(p.caps.nameCap * C)),
+    nameLimitLabel: names.map(() => p.caps.nameCapLabel),
+    maxSharesTrade: names.map((nm) => Math.floor(floorCents(p.caps.maxRiskPerTrade * C) / nm.riskCents)),
     kellyLimit: names.map((nm, i) => (kellyOn && i < k ? floorCents(nm.kelly * C) : Infinity)),
-    sectorLimit: sectorCap.map((c) => floorCents(c * C)),
-    riskLimit,
+    sectorLimit: book.sectorCap.map((c) => floorCents(c * C)),
+    riskLimit: floorCents(book.maxPortfolioRisk * C),
     volQ:
-      volTarget !== null && measured.cov !== null
-        ? (volTarget * (1 + VOL_TOLERANCE)) ** 2 / TRADING_DAYS_PER_YEAR
+      book.volTarget !== null && book.cov !== null
+        ? (book.volTarget * (1 + VOL_TOLERANCE)) ** 2 / TRADING_DAYS_PER_YEAR
         : Infinity,
     turnoverAbsCap: p.blending ? 2 * (p.turnoverCap as number) * C * (1 + 1e-9) + 1e-6 : Infinity,
     priorValue: names.map((_, i) => prior[i] * C),
@@ -1577,7 +1589,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     value: new Array<number>(n).fill(0),
     spent: 0,
     riskSum: 0,
-    sectorSum: new Array<number>(sectorLabels.length).fill(0),
+    sectorSum: new Array<number>(book.sectorLabels.length).fill(0),
     sw: lim.volQ < Infinity ? new Float64Array(n) : null,
     q: 0,
     turnoverAbs: p.blending ? p.forcedSales * C + lim.priorValue.reduce((a, b) => a + b, 0) : 0,
@@ -1620,55 +1632,57 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     recomputeVol(book, st, C);
     settled = !names.slice(0, k).some((_, i) => allowance(book, lim, st, i).k > 0);
   }
+  return { st, leftoverNote: leftoverNote(book, lim, st) };
+}
 
-  // Leftover note.
-  const leftover = C - st.spent;
-  if (k === 0) {
-    notes.push(`remaining_capital: ${money(leftover)} uninvested because no name is ranked`);
-  } else {
-    const blockers = new Set<string>();
-    let affordable = 0;
-    let canBuy = 0;
-    for (let i = 0; i < k; i++) {
-      if (names[i].entryCents > leftover) continue;
-      affordable++;
-      const a = allowance(book, lim, st, i);
-      if (a.k > 0) canBuy++;
-      for (const b of a.blockers) if (b !== 'cash') blockers.add(b);
-    }
-    if (affordable === 0) {
-      notes.push(`remaining_capital: ${money(leftover)} is less than the price of one more share of any ranked name`);
-    } else if (canBuy > 0 || blockers.size === 0) {
-      notes.push(
-        `remaining_capital: ${money(leftover)} uninvested because the leftover-cash spend stopped at ` +
-          `MAX_GREEDY_PASSES (${MAX_GREEDY_PASSES}) with ${canBuy} ranked names still able to buy`,
-      );
-    } else {
-      notes.push(
-        `remaining_capital: ${money(leftover)} held back by ${orderBlockers([...blockers]).join(', ')} ` +
-          `(one more share of any affordable ranked name would break them)`,
-      );
-    }
+/** Step 6's last note: why the remaining cash was not spent. */
+function leftoverNote(book: Book, lim: Limits, st: ShareState): string {
+  const names = book.names;
+  const k = book.k;
+  const leftover = lim.C - st.spent;
+  if (k === 0) return `remaining_capital: ${money(leftover)} uninvested because no name is ranked`;
+  const blockers = new Set<string>();
+  let affordable = 0;
+  let canBuy = 0;
+  for (let i = 0; i < k; i++) {
+    if (names[i].entryCents > leftover) continue;
+    affordable++;
+    const a = allowance(book, lim, st, i);
+    if (a.k > 0) canBuy++;
+    for (const b of a.blockers) if (b !== 'cash') blockers.add(b);
   }
+  if (affordable === 0) return `remaining_capital: ${money(leftover)} is less than the price of one more share of any ranked name`;
+  if (canBuy > 0 || blockers.size === 0) {
+    return (
+      `remaining_capital: ${money(leftover)} uninvested because the leftover-cash spend stopped at ` +
+      `MAX_GREEDY_PASSES (${MAX_GREEDY_PASSES}) with ${canBuy} ranked names still able to buy`
+    );
+  }
+  return (
+    `remaining_capital: ${money(leftover)} held back by ${orderBlockers([...blockers]).join(', ')} ` +
+    `(one more share of any affordable ranked name would break them)`
+  );
+}
 
-  // Rows.
+/** Step 7: the rows (book order, zero-share names dropped), their total risk in cents, and a note when the book is empty. */
+function rowsOf(book: Book, st: ShareState, C: number): { allocations: PortfolioAllocation[]; riskCents: number; notes: string[] } {
   const allocations: PortfolioAllocation[] = [];
-  let riskCentsTotal = 0;
-  for (let i = 0; i < n; i++) {
+  let riskCents = 0;
+  for (let i = 0; i < book.names.length; i++) {
     const shares = st.shares[i];
     if (shares <= 0) continue;
-    const nm = names[i];
+    const nm = book.names[i];
     const c = nm.cand;
     const valueCents = shares * nm.entryCents;
-    const riskCents = shares * nm.riskCents;
-    riskCentsTotal += riskCents;
+    const rowRiskCents = shares * nm.riskCents;
+    riskCents += rowRiskCents;
     allocations.push({
       symbol: nm.symbol,
       shares,
       position_type: 'LONG',
       entry_price: fromCents(nm.entryCents),
       position_value: fromCents(valueCents),
-      risk_amount: fromCents(riskCents),
+      risk_amount: fromCents(rowRiskCents),
       percent_of_account: round6(valueCents / C),
       stop_loss: fromCents(nm.stopCents),
       target_price: centsPrice(c.target_price),
@@ -1677,61 +1691,137 @@ export function optimize(input: OptimizeInput): OptimizeResult {
       ...rowFields(c.row),
     });
   }
-  if (allocations.length === 0 && k > 0) {
-    notes.push('book: empty; no ranked name could buy a whole share within the constraints');
-  }
+  const notes = allocations.length === 0 && book.k > 0 ? ['book: empty; no ranked name could buy a whole share within the constraints'] : [];
+  return { allocations, riskCents, notes };
+}
 
-  // Metrics.
-  let expectedVol: number | null = null;
-  if (measured.cov !== null) {
-    const wf = new Float64Array(n);
-    for (let i = 0; i < n; i++) wf[i] = st.value[i] / C;
-    expectedVol = vol(book, wf);
+/**
+ * Step 8 (metrics): one-way turnover of the whole-share book against the prior book (null without one),
+ * with a note when blending and it is above the cap without an earlier turnover note in `notes`.
+ */
+function bookTurnover(book: Book, p: Plan, st: ShareState, C: number, notes: readonly string[]): { turnover: number | null; notes: string[] } {
+  if (p.prior === null) return { turnover: null, notes: [] };
+  const names = book.names;
+  const n = names.length;
+  const inBook = new Set<string>();
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    inBook.add(names[i].symbol);
+    sum += Math.abs(st.value[i] / C - (p.prior.get(names[i].symbol) ?? 0));
   }
-  let turnover: number | null = null;
-  if (p.prior !== null) {
-    const inBook = new Set<string>();
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      inBook.add(names[i].symbol);
-      sum += Math.abs(st.value[i] / C - (p.prior.get(names[i].symbol) ?? 0));
-    }
-    for (const [symbol, pw] of p.prior) if (!inBook.has(symbol)) sum += pw;
-    turnover = sum / 2;
-    const cap = p.turnoverCap as number;
-    if (p.blending && turnover > cap + 1e-9 && !notes.some((s) => s.startsWith('max_portfolio_turnover_annual: turnover'))) {
-      // One share of a name is entry / (2 C) of one-way turnover: rounding explains at most that per name.
-      let oneShareEach = 0;
-      for (let i = 0; i < n; i++) oneShareEach += names[i].entryCents / (2 * C);
-      notes.push(
-        turnover - cap <= oneShareEach + 1e-9
-          ? `max_portfolio_turnover_annual: whole-share rounding leaves turnover at ${f4(turnover)} (cap ${f4(cap)})`
-          : `max_portfolio_turnover_annual: turnover ${f4(turnover)} exceeds cap ${f4(cap)} because the whole-share caps bind`,
-      );
-    }
+  for (const [symbol, pw] of p.prior) if (!inBook.has(symbol)) sum += pw;
+  const turnover = sum / 2;
+  const cap = p.turnoverCap as number;
+  if (!(p.blending && turnover > cap + 1e-9 && !notes.some((s) => s.startsWith('max_portfolio_turnover_annual: turnover')))) {
+    return { turnover, notes: [] };
+  }
+  // One share of a name is entry / (2 C) of one-way turnover: rounding explains at most that per name.
+  let oneShareEach = 0;
+  for (let i = 0; i < n; i++) oneShareEach += names[i].entryCents / (2 * C);
+  return {
+    turnover,
+    notes: [
+      turnover - cap <= oneShareEach + 1e-9
+        ? `max_portfolio_turnover_annual: whole-share rounding leaves turnover at ${f4(turnover)} (cap ${f4(cap)})`
+        : `max_portfolio_turnover_annual: turnover ${f4(turnover)} exceeds cap ${f4(cap)} because the whole-share caps bind`,
+    ],
+  };
+}
+
+interface Outcome {
+  book: Book;
+  st: ShareState;
+  C: number;
+  allocations: PortfolioAllocation[];
+  riskCents: number;
+  shrinkage: number | null;
+  turnover: number | null;
+  targetGross: number;
+  baseTemperature: number | null;
+  temperature: number;
+  notes: string[];
+}
+
+/** Step 8: the response: rows, capital, metrics and diagnostics. */
+function resultOf(p: Plan, pack: OptimizeInput['constraint_pack'], o: Outcome): OptimizeResult {
+  const { book, st, C } = o;
+  let expectedVol: number | null = null;
+  if (book.cov !== null) {
+    const wf = new Float64Array(book.names.length);
+    for (let i = 0; i < book.names.length; i++) wf[i] = st.value[i] / C;
+    expectedVol = vol(book, wf);
   }
   const metrics: BookMetrics = {
     eligible_count: p.ranking.eligible,
-    ranked_count: k,
-    total_risk_amount: fromCents(riskCentsTotal),
-    total_risk_fraction: riskCentsTotal / C,
+    ranked_count: book.k,
+    total_risk_amount: fromCents(o.riskCents),
+    total_risk_fraction: o.riskCents / C,
     expected_volatility_annual: expectedVol,
-    covariance_shrinkage: measured.shrinkage,
-    turnover,
-    target_gross_weight: targetGross,
+    covariance_shrinkage: o.shrinkage,
+    turnover: o.turnover,
+    target_gross_weight: o.targetGross,
   };
+  const softmax = SOFTMAX_STRATEGIES.has(p.eff.allocation_strategy);
   const diagnostics: OptimizerDiagnostics = {
     schema_version: DIAGNOSTICS_SCHEMA_VERSION,
-    max_position_size_effective: positionCap,
-    max_position_size_from_risk_settings: eff.max_position_size,
-    constraint_pack_default_sector_cap: caps.defaultSectorCap,
+    max_position_size_effective: p.caps.nameCap,
+    max_position_size_from_risk_settings: p.eff.max_position_size,
+    constraint_pack_default_sector_cap: p.caps.defaultSectorCap,
     vol_target_annual: pack?.vol_target_annual ?? null,
     max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
-    softmax_temperature_base: softmax ? baseTemperature : null,
-    softmax_temperature_effective: softmax ? temperature : null,
-    binding_notes: notes,
+    softmax_temperature_base: softmax ? o.baseTemperature : null,
+    softmax_temperature_effective: softmax ? o.temperature : null,
+    binding_notes: o.notes,
   };
-  return { allocations, allocated_capital: fromCents(st.spent), remaining_capital: fromCents(C - st.spent), diagnostics, metrics };
+  return { allocations: o.allocations, allocated_capital: fromCents(st.spent), remaining_capital: fromCents(C - st.spent), diagnostics, metrics };
+}
+
+function sum(w: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += w[i];
+  return s;
+}
+
+/** Builds the whole-share book (see the module comment for every rule): the header's steps in order. */
+export function optimize(input: OptimizeInput): OptimizeResult {
+  const p = plan(input);
+  const pack = input.constraint_pack;
+  const C = toCents(finite(input.total_capital, 0));
+  if (!(C >= 1)) {
+    const notes = [...packNotes(pack), 'total_capital: not a positive amount, so the book is empty'];
+    return emptyResult(Number.isFinite(C) ? C : 0, p.eff, p.caps, input, notes, p.ranking.eligible, 0);
+  }
+  const temperature = baseTemperatureOf(p.eff); // 1. ranking (in plan) and strategy settings
+  const { book, measured, notes: sectorNotes } = bookOf(p, pack, input.closes); // 2. caps of the book's names and sectors
+  const target = targetWithinVol(book, measured, temperature.base); // 1-4. target weights, caps, total risk, vol target
+  const turnover = turnoverStep(book, target.w, p); // 5. turnover and max_positions over a prior book
+  const shares = wholeShares(book, p, C, turnover.w, turnover.closed); // 6. whole shares and leftover cash
+  const rows = rowsOf(book, shares.st, C); // 7. rows
+  const notes = [
+    ...packNotes(pack),
+    ...temperature.notes,
+    ...p.ranking.notes,
+    ...kellySumNotes(p),
+    ...sectorNotes,
+    ...target.notes,
+    ...turnover.notes,
+    shares.leftoverNote,
+    ...rows.notes,
+  ];
+  const held = bookTurnover(book, p, shares.st, C, notes); // 8. metrics and diagnostics
+  return resultOf(p, pack, {
+    book,
+    st: shares.st,
+    C,
+    allocations: rows.allocations,
+    riskCents: rows.riskCents,
+    shrinkage: measured.shrinkage,
+    turnover: held.turnover,
+    targetGross: sum(turnover.w),
+    baseTemperature: temperature.base,
+    temperature: target.temperature,
+    notes: [...notes, ...held.notes],
+  });
 }
 
 const BLOCKER_ORDER = [
