@@ -58,7 +58,7 @@ import type { PatternEntry, PatternSignal, PatternStatus } from './document.js';
 import { zigZag, type PriceInput } from './pivots.js';
 import { PATTERN_DETECTORS } from './patterns/registry.js';
 import type { Candidate, PivotDetector, Scan, SequenceDetector } from './patterns/scan.js';
-import { clamp01, round4 } from './patterns/scoring.js';
+import { clamp01, round4 } from './patterns/numbers.js';
 
 const { floor, max, min } = Math;
 

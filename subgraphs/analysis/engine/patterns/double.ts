@@ -11,7 +11,8 @@
 import { atrAt, type Pivot } from '../pivots.js';
 import { lineLifecycle } from './lifecycle.js';
 import { MIN_HEIGHT_ATR, MIN_WAIT, pushCandidate, type KeyPoint, type Scan, type SequenceDetector } from './scan.js';
-import { clamp01, contractionScore, trendScore, volumeAround, volumePart } from './scoring.js';
+import { clamp01 } from './numbers.js';
+import { contractionScore, trendScore, volumeAround, volumePart } from './scoring.js';
 
 const { abs, max, min } = Math;
 

@@ -20,7 +20,8 @@ import type { PatternStatus } from '../document.js';
 import { atrAt, type Pivot } from '../pivots.js';
 import { afterBreakout, FAILED_KEEP_BARS } from './lifecycle.js';
 import { pushCandidate, type KeyPoint, type PivotDetector, type Scan } from './scan.js';
-import { clamp01, contractionScore, meanVolume, trendScore, volumePart } from './scoring.js';
+import { clamp01 } from './numbers.js';
+import { contractionScore, meanVolume, trendScore, volumePart } from './scoring.js';
 
 const { max } = Math;
 

@@ -6,7 +6,7 @@
  */
 import type { PatternStatus, PatternType } from '../document.js';
 import type { Pivot, PriceInput } from '../pivots.js';
-import { clamp01, round4 } from './scoring.js';
+import { clamp01, round4 } from './numbers.js';
 
 // Confidence weights.
 const W_GEOMETRY = 0.5;

@@ -6,9 +6,10 @@
  * - trend: the close change over the 40 bars before the first key point (fewer at the window start; 0.5 if
  *   fewer than 5), as clamp(0.5 + 0.5 x signed move / (5 ATR)).
  */
+import { clamp01 } from './numbers.js';
 import type { Scan } from './scan.js';
 
-const { max, min, round } = Math;
+const { max, min } = Math;
 
 // Trend context.
 const TREND_BARS = 40;
@@ -18,14 +19,6 @@ const TREND_FULL_ATR = 5;
 const VOLUME_AVG_BARS = 20;
 const VOLUME_MIN_BARS = 5;
 const PEAK_VOLUME_HALF_WIDTH = 2;
-
-export function clamp01(x: number): number {
-  return x > 1 ? 1 : x > 0 ? x : 0;
-}
-
-export function round4(x: number): number {
-  return round(x * 10000) / 10000;
-}
 
 /** Mean volume over bars [from, to] (NaN when empty). */
 export function meanVolume(volume: Float64Array, from: number, to: number): number {

@@ -16,7 +16,8 @@ import type { PatternType } from '../document.js';
 import { atrAt, type Pivot } from '../pivots.js';
 import { lineLifecycle } from './lifecycle.js';
 import { MIN_HEIGHT_ATR, pushCandidate, type KeyPoint, type Scan, type SequenceDetector } from './scan.js';
-import { clamp01, contractionScore, meanVolume, priorMove, trendScore, volumePart } from './scoring.js';
+import { clamp01 } from './numbers.js';
+import { contractionScore, meanVolume, priorMove, trendScore, volumePart } from './scoring.js';
 
 const { abs, floor, max, min } = Math;
 
