@@ -12,6 +12,8 @@
  *   with stop distance d = (entry - stop) / entry it caps the name's weight at max_risk_per_trade / d.
  * - Total risk budget max_portfolio_risk: the sum of the names' losses at their stops.
  * - max_positions: the most names a book holds (a whole number, at least 0).
+ * - The pack's vol target (vol_target_annual) and one-way turnover cap (max_portfolio_turnover_annual):
+ *   null when not set.
  * Fractions are of total capital (or portfolio value). A value that is not a finite number counts as 0
  * (no room), and a cap is never negative; a pack key whose value is not a finite number is ignored.
  * Request validation admits only fractions in 0..1 and max_positions >= 1, where these guards change
@@ -94,4 +96,14 @@ export function sectorCapsOf(pack: ConstraintPack | null | undefined): SectorCap
 export function nameWeightCap(caps: Caps, stopDistance: number): { cap: number; by: NameCapLabel } {
   const perTrade = stopDistance > 0 ? caps.maxRiskPerTrade / stopDistance : Infinity;
   return perTrade < caps.nameCap ? { cap: perTrade, by: 'max_risk_per_trade' } : { cap: caps.nameCap, by: caps.nameCapLabel };
+}
+
+/** constraint_pack.vol_target_annual (never below 0), null when the pack sets none. */
+export function volTargetOf(pack: ConstraintPack | null | undefined): number | null {
+  return nonNegativeOrNull(pack?.vol_target_annual);
+}
+
+/** constraint_pack.max_portfolio_turnover_annual (never below 0), null when the pack sets none. */
+export function turnoverCapOf(pack: ConstraintPack | null | undefined): number | null {
+  return nonNegativeOrNull(pack?.max_portfolio_turnover_annual);
 }

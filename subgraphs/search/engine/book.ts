@@ -35,7 +35,7 @@
  * is never above the quality, which lets `topRanked` find the first k of a ranking without scoring
  * every name.
  */
-import { hybridBlend } from '../../allocation/engine/optimizer.js';
+import { hybridBlend } from '../../allocation/engine/strategies.js';
 import type { Candidate } from '../../allocation/engine/types.js';
 import { capsOf, sectorCapFor, type Caps } from '../../allocation/engine/constraints.js';
 import { fromCents, toCents } from '../../allocation/engine/money.js';

@@ -3,7 +3,7 @@
  * sector caps by label, risk budgets, max_positions), and that the optimizer and opportunity search
  * size with those same caps.
  */
-import { capsOf, nameWeightCap, sectorCapFor, sectorCapsOf } from '../../../subgraphs/allocation/engine/constraints.js';
+import { capsOf, nameWeightCap, sectorCapFor, sectorCapsOf, turnoverCapOf, volTargetOf } from '../../../subgraphs/allocation/engine/constraints.js';
 import { optimize } from '../../../subgraphs/allocation/engine/optimizer.js';
 import { bookState, sizeIdea } from '../../../subgraphs/search/engine/book.js';
 import { market, portfolio } from '../search/fixtures.js';
@@ -94,6 +94,22 @@ describe('sector caps', () => {
       { label: 'Health Care', cap: 0.15 },
       { label: 'Technology', cap: 0.25 },
     ]);
+  });
+});
+
+describe('vol target and turnover cap', () => {
+  it('reads them from the pack, null when the pack sets none', () => {
+    expect(volTargetOf(pack({ vol_target_annual: 0.12 }))).toBe(0.12);
+    expect(turnoverCapOf(pack({ max_portfolio_turnover_annual: 0.4 }))).toBe(0.4);
+    expect(volTargetOf(pack())).toBeNull();
+    expect(turnoverCapOf(pack())).toBeNull();
+    expect(volTargetOf(null)).toBeNull();
+    expect(turnoverCapOf(undefined)).toBeNull();
+  });
+
+  it('never gives a negative target or cap', () => {
+    expect(volTargetOf(pack({ vol_target_annual: -1 }))).toBe(0);
+    expect(turnoverCapOf(pack({ max_portfolio_turnover_annual: Number.NaN }))).toBeNull();
   });
 });
 
