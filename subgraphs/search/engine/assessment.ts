@@ -36,6 +36,7 @@
  */
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
+import { volTargetOf } from '../../allocation/engine/constraints.js';
 import { correlation } from './returns.js';
 import { SECTOR_CONCENTRATION_LIMIT, bookState, qualityOf, sectorCap, sizeIdea, type BookState, type Position } from './book.js';
 import { replacementsFor } from './replacement.js';
@@ -197,7 +198,7 @@ function concernsOf(book: BookState, market: MarketView): Concern[] {
       });
     }
   }
-  const target = portfolio.constraint_pack?.vol_target_annual ?? null;
+  const target = volTargetOf(portfolio.constraint_pack);
   if (target !== null && target > 0 && book.volatility !== null && book.volatility > target * (1 + 1e-9)) {
     out.push({
       type: 'HIGH_VOLATILITY',

@@ -27,6 +27,7 @@
  */
 import { fromCents, toCents } from '../../allocation/engine/money.js';
 import type { Candidate } from '../../allocation/engine/types.js';
+import { volTargetOf } from '../../allocation/engine/constraints.js';
 import { correlation } from './returns.js';
 import { bookState, byScore, heldSymbols, ideaFor, ideasIn, scoreIdea, sectorCap, sizeIdea, type Ranked } from './book.js';
 import { WHOLE_LIST, type Window } from './pagination.js';
@@ -54,7 +55,7 @@ export function suitabilityOf(portfolio: PortfolioView, market: MarketView, c: C
   const cap = sectorCap(portfolio, c.sector);
   const V = book.valueCents;
   const before = V > 0 ? (full.sectorCents.get(c.sector) ?? 0) / V : 0;
-  const target = portfolio.constraint_pack?.vol_target_annual ?? null;
+  const target = volTargetOf(portfolio.constraint_pack);
   const volBefore = full.volatility;
   const volAfter = book.volatility === null ? null : round6(book.volatility + idea.added_volatility);
 
