@@ -180,6 +180,7 @@ export interface Target {
   notes: string[];
 }
 
+/** Steps 2-3: the ranked names' target weights at `temperature`, water-filled under the caps, then within the total risk. */
 export function targetWeights(book: Book, temperature: number): Target {
   const k = book.k;
   const notes: string[] = [];

@@ -150,6 +150,7 @@ export function resultOf(p: Plan, pack: OptimizeInput['constraint_pack'], o: Out
   return { allocations: o.allocations, allocated_capital: fromCents(st.spent), remaining_capital: fromCents(C - st.spent), diagnostics, metrics };
 }
 
+/** The result when total capital is below one cent: no rows, the caps echoed, the notes given. */
 export function emptyResult(
   totalCents: number,
   eff: RiskSettings,

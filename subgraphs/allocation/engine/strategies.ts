@@ -22,9 +22,8 @@ export const DEFAULT_STAGE_WEIGHTS: Readonly<Record<StageLabel, number>> = Objec
 
 const STAGE_LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
 
-/** KELLY_CRITERION defaults. */
+/** KELLY_CRITERION defaults: reward multiplier on b, and whether f* is halved. */
 export const DEFAULT_REWARD_MULTIPLIER = 1;
-
 export const DEFAULT_HALF_KELLY = false;
 
 /** HYBRID_WEIGHTED blend weights (they sum to 1). */
@@ -36,8 +35,10 @@ export const HYBRID_FULL_KELLY_EDGE = 0.5;
 /** HYBRID_WEIGHTED: relative strength -50..50 maps linearly to 0..1. */
 export const HYBRID_RELATIVE_STRENGTH_SPAN = 50;
 
+/** Strategies that weight by a softmax (with a temperature). */
 export const SOFTMAX_STRATEGIES: ReadonlySet<AllocationStrategy> = new Set(['CONFIDENCE_WEIGHTED', 'HYBRID_WEIGHTED']);
 
+/** Strategies that read stage_weights. */
 const STAGE_STRATEGIES: ReadonlySet<AllocationStrategy> = new Set(['STAGE_WEIGHTED', 'HYBRID_WEIGHTED']);
 
 /** All four stage keys: given finite values, defaults for the rest. */

@@ -20,6 +20,7 @@ export interface Measured {
   reason: string | null;
 }
 
+/** Ledoit-Wolf covariance of the names' aligned daily returns, or why it cannot be measured. */
 function measure(names: readonly Name[], closes: ReadonlyMap<string, CloseSeries>): Measured {
   if (names.length === 0) return { cov: null, shrinkage: null, reason: null };
   const missing: string[] = [];

@@ -10,6 +10,7 @@ import { TRADING_DAYS_PER_YEAR } from './covariance.js';
 /** Upper bound on the leftover-cash passes (each pass that buys nothing ends the spend earlier). */
 export const MAX_GREEDY_PASSES = 100;
 
+/** The whole-share book being built: shares and the running sums every limit check reads. */
 export interface ShareState {
   shares: number[];
   /** Position value in cents. */
@@ -25,6 +26,7 @@ export interface ShareState {
   turnoverAbs: number;
 }
 
+/** Every limit in cents (or shares) of one whole-share pass. */
 interface Limits {
   C: number;
   nameLimit: number[];
@@ -43,6 +45,7 @@ interface Limits {
 
 const floorCents = (x: number): number => Math.floor(x + 1e-6);
 
+/** S w and w'S w recomputed exactly from the shares held (the running sums drift). */
 function recomputeVol(book: Book, st: ShareState, C: number): void {
   if (st.sw === null) return;
   const n = book.names.length;
