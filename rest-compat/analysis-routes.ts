@@ -18,16 +18,20 @@
  * probabilities, engine/evidence/present.ts) arrives as JSON text and is spliced into the envelope
  * string as it is.
  *
- * Query string: only `date` means anything (on the partner route); other parameters are ignored. A
- * `date` given twice is refused by the route schema (400 VALIDATION_FAILED). The demo route ignores its
- * query string entirely, `date` included (spec: the date parameter is ignored in demo mode).
+ * Parameters: declared once in subgraphs/analysis/params.ts, which gives the route schemas below (they
+ * only document: /openapi.json) and AnalysisService's checks. Only `date` means anything (on the partner
+ * and evidence routes; a malformed or repeated one is 400 VALIDATION_FAILED, after the token); other
+ * parameters are ignored. The demo route ignores its query string entirely, `date` included (spec: the
+ * date parameter is ignored in demo mode).
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
 import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService } from '../subgraphs/analysis/service.js';
+import { ANALYSIS_READ_PARAMS, DEMO_PARAMS, EVIDENCE_PARAMS, ROUTE_QUERY_SCHEMAS, SYMBOL_PATH_SCHEMA } from '../subgraphs/analysis/params.js';
+import { operationRules } from '../subgraphs/analysis/param-table.js';
 
 const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
 const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
@@ -41,12 +45,11 @@ export interface AnalysisRoutesOptions {
   realm: string;
 }
 
+/** Query values as the shell parses them: a string, an array when repeated. */
+type Query = Record<string, string | string[] | undefined>;
 
-const SYMBOL_PARAMS = {
-  type: 'object',
-  required: ['symbol'],
-  properties: { symbol: { type: 'string', description: 'Ticker, any case; surrounding whitespace ignored' } },
-} as const;
+/** The service checks the parameters (one wording for REST and GraphQL); the schemas document them. */
+const documentOnly = () => () => true;
 
 /** The 200 envelope around a result that is already JSON text. */
 export function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
@@ -59,28 +62,13 @@ function errorEnvelope(err: AppError, traceId: string, timestamp: string = new D
   return { success: false as const, timestamp, result: null, error: body.error, code: body.code, trace_id: body.trace_id, details: body.details };
 }
 
-/** Fastify's schema-validation failures, worded for a query string (the only thing validated by schema here). */
-function routeError(err: unknown): AppError {
-  const validation = (err as Partial<FastifyError>).validation;
-  if (!validation) return toHttpError(err);
-  return new AppError(
-    'VALIDATION_FAILED',
-    'The query string is invalid',
-    validation.map((v) => {
-      const field = v.instancePath.replace(/^\//, '') || 'query';
-      // Query values are strings, or arrays when a parameter is repeated: a type error means a repeat.
-      return { field, message: v.keyword === 'type' ? `${field} must be given at most once, as YYYY-MM-DD` : (v.message ?? 'invalid') };
-    }),
-  );
-}
-
 export async function analysisRoutes(app: FastifyInstance, options: AnalysisRoutesOptions): Promise<void> {
   const { analysis, authenticate } = options;
   const challenge = `Bearer realm="${options.realm}"`;
 
   // Errors of these routes (only: this plugin is its own Fastify context) carry the envelope fields.
   app.setErrorHandler((err, request, reply) => {
-    const appError = routeError(err);
+    const appError = toHttpError(err);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
     if (appError.status === 401) void reply.header('www-authenticate', challenge);
     return reply.code(appError.status).type(JSON_TYPE).send(errorEnvelope(appError, request.traceId));
@@ -88,18 +76,17 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
 
   const send = (reply: FastifyReply, resultJson: string) => reply.type(JSON_TYPE).send(successEnvelope(resultJson));
 
-  app.get<{ Params: { symbol: string }; Querystring: { date?: string } }>(
+  app.get<{ Params: { symbol: string }; Querystring: Query }>(
     ANALYSIS_RESULT_PATH,
     {
+      validatorCompiler: documentOnly,
       schema: {
         summary: 'Latest (or dated) analysis snapshot of a symbol (spec "Analysis service")',
         tags: ['analysis'],
         security: [{ bearer: [] }],
-        params: SYMBOL_PARAMS,
-        querystring: {
-          type: 'object',
-          properties: { date: { type: 'string', description: 'Calendar date YYYY-MM-DD of a historical slice; omitted: the latest' } },
-        },
+        params: SYMBOL_PATH_SCHEMA,
+        querystring: ROUTE_QUERY_SCHEMAS.analysis,
+        ...operationRules(ANALYSIS_READ_PARAMS),
         response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
@@ -109,19 +96,18 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     },
   );
 
-  app.get<{ Querystring: { date?: string } }>(
+  app.get<{ Querystring: Query }>(
     EVIDENCE_PATH,
     {
+      validatorCompiler: documentOnly,
       schema: {
         summary: 'The as-of evidence table a snapshot dated `date` uses: per-state records and probability calibrations with out-of-sample metrics (DESIGN section 8)',
         description:
           "The table measured with outcomes known by its as_of date, a month's last trading day: the greatest as_of <= `date` (the table a snapshot of that date is presented with), or the latest table without `date`. 404 NOT_FOUND when no table is measured on or before the date.",
         tags: ['analysis'],
         security: [{ bearer: [] }],
-        querystring: {
-          type: 'object',
-          properties: { date: { type: 'string', description: 'Calendar date YYYY-MM-DD; omitted: the latest table' } },
-        },
+        querystring: ROUTE_QUERY_SCHEMAS.evidence,
+        ...operationRules(EVIDENCE_PARAMS),
         response: { 200: { $ref: 'EvidenceTableResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
@@ -134,10 +120,13 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
   app.get<{ Params: { symbol: string } }>(
     ANALYSIS_DEMO_PATH,
     {
+      validatorCompiler: documentOnly,
       schema: {
         summary: 'Public subset of the demo symbol\'s latest snapshot (spec "Analysis service" > Demo mode; DESIGN section 5)',
         tags: ['analysis'],
-        params: SYMBOL_PARAMS,
+        params: SYMBOL_PATH_SCHEMA,
+        querystring: ROUTE_QUERY_SCHEMAS.demo,
+        ...operationRules(DEMO_PARAMS),
         response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
       },
     },

@@ -14,12 +14,14 @@
  * another caller's), a symbol_replace not held, a symbol_interest without analysis.
  *
  * Handlers are thin: the query values go to SearchService as they came (strings, or arrays when
- * repeated); the service checks them. The query schemas document the parameters in /openapi.json.
+ * repeated); the service checks them. The parameters are declared once, in subgraphs/search/params.ts:
+ * the query schemas here (which only document, in /openapi.json) and the service's checks come from it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
-import { CASH_HUNT_QUERY_PARAMS, HUNT_QUERY_PARAMS, type SearchService } from '../subgraphs/search/service.js';
-import { PAGINATION } from '../subgraphs/search/engine/pagination.js';
+import type { SearchService } from '../subgraphs/search/service.js';
+import { CASH_HUNT_PARAMS, CASH_HUNT_QUERY_PARAMS, HUNT_PARAMS, HUNT_QUERY_PARAMS, unknownQueryParams } from '../subgraphs/search/params.js';
+import { operationRules, querystringSchema } from '../subgraphs/analysis/param-table.js';
 import { errorResponses } from './schemas.js';
 
 export const HUNT_PATH = '/api/v1/portfolios/hunt';
@@ -33,14 +35,6 @@ export interface SearchRoutesOptions {
 
 type Query = Record<string, string | string[] | undefined>;
 
-const PAGE_PARAMS = {
-  page: { type: 'integer', minimum: 1, maximum: PAGINATION.maxPage, default: PAGINATION.defaultPage, description: '1-based page; past the end: an empty page' },
-  page_size: { type: 'integer', minimum: 1, maximum: PAGINATION.maxPageSize, default: PAGINATION.defaultPageSize, description: `items per page, 1..${PAGINATION.maxPageSize}` },
-} as const;
-
-const PORTFOLIO_ID = { type: 'string', description: 'portfolio_id of an optimize response (yours)' } as const;
-
-const unknownParams = (query: Query, known: readonly string[]): string[] => Object.keys(query).filter((k) => !known.includes(k)).sort();
 
 export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
   const { search, authenticate } = options;
@@ -62,17 +56,8 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         summary: 'Assess a portfolio, rank replacements for a holding, or judge a ticker of interest (spec "Opportunity-search service")',
         tags: ['search'],
         security: [{ oidc: [] }],
-        querystring: {
-          type: 'object',
-          required: ['portfolio_id'],
-          properties: {
-            portfolio_id: PORTFOLIO_ID,
-            symbol_replace: { type: 'string', description: 'a held ticker: replacement mode (hunt_mode replace)' },
-            symbol_interest: { type: 'string', description: 'a ticker: suitability mode (hunt_mode interest); not with symbol_replace' },
-            ...PAGE_PARAMS,
-          },
-          additionalProperties: false,
-        },
+        querystring: querystringSchema(HUNT_PARAMS),
+        ...operationRules(HUNT_PARAMS),
         response: { 200: { $ref: 'HuntResponse#' }, ...errorResponses('Error#', 400, 401, 429, 500, 503) },
       },
     },
@@ -81,7 +66,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       return search.hunt(
         await authenticate(request),
         { portfolioId: q.portfolio_id, symbolReplace: q.symbol_replace, symbolInterest: q.symbol_interest, page: q.page, pageSize: q.page_size },
-        { naming: 'rest', unknownParams: unknownParams(q, HUNT_QUERY_PARAMS) },
+        { naming: 'rest', unknownParams: unknownQueryParams(q, HUNT_QUERY_PARAMS) },
       );
     },
   );
@@ -96,12 +81,8 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         summary: 'New positions for the portfolio remaining cash, within its risk settings (spec "Opportunity-search service")',
         tags: ['search'],
         security: [{ oidc: [] }],
-        querystring: {
-          type: 'object',
-          required: ['portfolio_id'],
-          properties: { portfolio_id: PORTFOLIO_ID, ...PAGE_PARAMS },
-          additionalProperties: false,
-        },
+        querystring: querystringSchema(CASH_HUNT_PARAMS),
+        ...operationRules(CASH_HUNT_PARAMS),
         response: { 200: { $ref: 'CashHuntResponse#' }, ...errorResponses('Error#', 400, 401, 429, 500, 503) },
       },
     },
@@ -110,7 +91,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
       return search.cashHunt(
         await authenticate(request),
         { portfolioId: q.portfolio_id, page: q.page, pageSize: q.page_size },
-        { naming: 'rest', unknownParams: unknownParams(q, CASH_HUNT_QUERY_PARAMS) },
+        { naming: 'rest', unknownParams: unknownQueryParams(q, CASH_HUNT_QUERY_PARAMS) },
       );
     },
   );

@@ -50,6 +50,7 @@ import { BoundedCache } from '../platform/bounded-cache.js';
 import { AppError } from '../platform/errors.js';
 import { isPartner, requirePartner, type Principal } from '../platform/principal.js';
 import { page, pageSize, parseIsoDate, type Page } from '../platform/validation.js';
+import { checkDateParam, invalidSymbol } from './params.js';
 
 export type { Page };
 import { PIPELINE_VERSION, PUBLIC_RESULT_KEYS } from './engine/document.js';
@@ -137,7 +138,7 @@ export class AnalysisService {
   /** A normalised ticker, or 400. */
   symbol(raw: string): string {
     const symbol = normalizeSymbol(raw);
-    if (!symbol) throw new AppError('VALIDATION_FAILED', 'symbol is not a valid ticker', [{ field: 'symbol', message: 'expected a ticker such as AAPL or BRK.B' }]);
+    if (!symbol) throw invalidSymbol();
     return symbol;
   }
 
@@ -190,12 +191,15 @@ export class AnalysisService {
   // Analysis snapshots
   // -------------------------------------------------------------------------------------------------------
 
-  /** REST read (partners only): the result JSON text, the latest or the one of `date`. 401 / 400 / 404. */
-  async partnerResultText(principal: Principal, rawSymbol: string, rawDate?: string): Promise<string> {
+  /**
+   * REST read (partners only): the result JSON text, the latest or the one of `date` (the query value
+   * as given: a string, an array when repeated; params.ts checks it). 401 / 400 / 404.
+   */
+  async partnerResultText(principal: Principal, rawSymbol: string, rawDate?: unknown): Promise<string> {
     requirePartner(principal, 'the analysis read');
     const symbol = this.symbol(rawSymbol);
-    if (rawDate !== undefined) {
-      const date = parseIsoDate(rawDate, 'date');
+    const date = checkDateParam(rawDate);
+    if (date !== undefined) {
       const stored = await store.snapshotOn(this.db, symbol, date);
       if (!stored) throw await this.notFound(symbol, date);
       return JSON.stringify(await this.present(stored));
@@ -227,8 +231,9 @@ export class AnalysisService {
       const entry = await this.latest.get(symbol);
       return entry && view(entry.stored, 'public', presented(entry), publicDoc(entry));
     }
-    if (rawDate !== undefined && rawDate !== null) {
-      const stored = await store.snapshotOn(this.db, symbol, parseIsoDate(rawDate, 'date'));
+    const date = checkDateParam(rawDate);
+    if (date !== undefined) {
+      const stored = await store.snapshotOn(this.db, symbol, date);
       return stored && fullView(stored, await this.present(stored));
     }
     const entry = await this.latest.get(symbol);
@@ -250,12 +255,12 @@ export class AnalysisService {
    * The whole as-of evidence table a snapshot dated `date` uses (the greatest as-of <= date), or the
    * latest table without a date; null when none is stored. Partners only; 400 for a malformed date.
    */
-  async evidenceTableOrNull(principal: Principal, rawDate?: string | null): Promise<EvidenceTable | null> {
+  async evidenceTableOrNull(principal: Principal, rawDate?: unknown): Promise<EvidenceTable | null> {
     return (await this.findEvidenceTable(principal, rawDate)).table;
   }
 
   /** evidenceTableOrNull(), with 404 NOT_FOUND (saying which tables are stored) instead of null. */
-  async evidenceTable(principal: Principal, rawDate?: string | null): Promise<EvidenceTable> {
+  async evidenceTable(principal: Principal, rawDate?: unknown): Promise<EvidenceTable> {
     const { table, date, dates } = await this.findEvidenceTable(principal, rawDate);
     if (table) return table;
     const stored = dates.length ? `the stored tables run from ${dates[0]} to ${dates[dates.length - 1]}` : 'no evidence table is stored yet (tradegraph evaluate computes them)';
@@ -265,13 +270,13 @@ export class AnalysisService {
   }
 
   /** The REST form of evidenceTable(): the table as JSON text. */
-  async evidenceTableText(principal: Principal, rawDate?: string): Promise<string> {
+  async evidenceTableText(principal: Principal, rawDate?: unknown): Promise<string> {
     return JSON.stringify(await this.evidenceTable(principal, rawDate));
   }
 
-  private async findEvidenceTable(principal: Principal, rawDate?: string | null): Promise<{ table: EvidenceTable | null; date?: string; dates: string[] }> {
+  private async findEvidenceTable(principal: Principal, rawDate?: unknown): Promise<{ table: EvidenceTable | null; date?: string; dates: string[] }> {
     requirePartner(principal, 'the evidence tables');
-    const date = rawDate !== undefined && rawDate !== null ? parseIsoDate(rawDate, 'date') : undefined;
+    const date = checkDateParam(rawDate, 'evidence');
     const dates = await store.evidenceTableDates(this.db, PIPELINE_VERSION);
     const asOf = date === undefined ? dates[dates.length - 1] : dates[upperBound(dates, date) - 1];
     return { table: asOf === undefined ? null : await evidenceTableAt(this.db, asOf), date, dates };

@@ -4,9 +4,9 @@
  * every rule lives here or in the engine (engine/).
  *
  * A request, step by step:
- *   1. parameters are checked together (every violation listed, 400 VALIDATION_FAILED): portfolio_id
- *      required, page >= 1, 1 <= page_size <= 50, at most one of symbol_replace and symbol_interest,
- *      symbols that are tickers, nothing unknown or repeated;
+ *   1. parameters are checked together (every violation listed, 400 VALIDATION_FAILED) by the tables of
+ *      params.ts: portfolio_id required, page >= 1, 1 <= page_size <= 50, at most one of symbol_replace
+ *      and symbol_interest, symbols that are tickers, nothing unknown or repeated;
  *   2. the portfolio: the caller's own, read with its positions and effective settings (an unknown id,
  *      and another caller's, are the same 400: spec "Opportunity-search service");
  *   3. the market: the newest analysis snapshots as candidates (the universe allocation builds books
@@ -27,7 +27,6 @@ import { AppError, type ErrorDetail } from '../platform/errors.js';
 import type { Principal } from '../platform/principal.js';
 import type { Db } from '../platform/db.js';
 import { latestSnapshots } from '../analysis/store.js';
-import { normalizeSymbol } from '../analysis/engine/symbol.js';
 import { candidatesFrom } from '../allocation/engine/candidates.js';
 import { attachCandidateOdds } from '../allocation/kelly-odds-store.js';
 import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
@@ -39,23 +38,15 @@ import { BoundedCache } from '../platform/bounded-cache.js';
 import { generalAssessment } from './engine/assessment.js';
 import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
 import { HUNT_MODES, PAGINATION, pageFields, pageWindow, paginate, type HuntMode } from './engine/pagination.js';
+import { HUNT_FIELD_NAMES, checkCashHuntParams, checkHuntParams, type CashHuntParams, type HuntParams, type SearchParams } from './params.js';
+import type { ParamNaming } from '../analysis/param-table.js';
 import { replacementsFor } from './engine/replacement.js';
 import { ReturnsIndex, buildCalendar } from './engine/returns.js';
 import { suitabilityOf } from './engine/suitability.js';
 import type { CashHuntResult, GeneralAssessment, MarketView, PortfolioView, ReplacementAnalysis, SuitabilityAnalysis } from './engine/types.js';
-import { UUID_RE } from '../platform/validation.js';
 
-/** How violation details name fields: REST query parameters or GraphQL arguments. */
-export type ParamNaming = 'rest' | 'graphql';
-
-/** Raw parameters: REST query values (strings, arrays when repeated) or GraphQL arguments. */
-export interface HuntParams {
-  portfolioId?: unknown;
-  symbolReplace?: unknown;
-  symbolInterest?: unknown;
-  page?: unknown;
-  pageSize?: unknown;
-}
+export type { CashHuntParams, HuntParams, ParamNaming };
+export { CASH_HUNT_QUERY_PARAMS, HUNT_QUERY_PARAMS } from './params.js';
 
 export interface HuntOptions {
   naming: ParamNaming;
@@ -107,23 +98,6 @@ export interface SearchServiceOptions {
   maxAnswers?: number;
 }
 
-const PAGE_RE = /^[0-9]{1,10}$/;
-const FIELD_NAMES: Record<ParamNaming, Record<keyof HuntParams, string>> = {
-  rest: { portfolioId: 'portfolio_id', symbolReplace: 'symbol_replace', symbolInterest: 'symbol_interest', page: 'page', pageSize: 'page_size' },
-  graphql: { portfolioId: 'portfolioId', symbolReplace: 'symbolReplace', symbolInterest: 'symbolInterest', page: 'page', pageSize: 'pageSize' },
-};
-/** REST query parameters of each operation (spec "Opportunity-search service"). */
-export const HUNT_QUERY_PARAMS = ['portfolio_id', 'symbol_replace', 'symbol_interest', 'page', 'page_size'] as const;
-export const CASH_HUNT_QUERY_PARAMS = ['portfolio_id', 'page', 'page_size'] as const;
-
-interface ParsedParams {
-  portfolioId: string;
-  mode: HuntMode;
-  symbol: string | null;
-  page: number;
-  pageSize: number;
-}
-
 /** What search derives from one universe: its eligible names, other symbols' latest candidates, returns. */
 interface SearchMarket {
   eligible: Candidate[];
@@ -158,7 +132,7 @@ export class SearchService {
 
   /** GET /api/v1/portfolios/hunt: the mode follows the symbol parameter given (none: general). */
   async hunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<HuntResponse> {
-    const p = parseParams(params, options, true);
+    const p = checkHuntParams(params, options.naming, options.unknownParams);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
     const universe = await this.universes.get();
     const key = `hunt|${options.naming}|${portfolio.id}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
@@ -166,9 +140,9 @@ export class SearchService {
     return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<HuntResponse>;
   }
 
-  private async computeHunt(portfolio: PortfolioView, universe: Universe, p: ParsedParams, naming: ParamNaming): Promise<HuntResponse> {
+  private async computeHunt(portfolio: PortfolioView, universe: Universe, p: SearchParams, naming: ParamNaming): Promise<HuntResponse> {
     const market = await this.marketFor(universe, portfolio, p.symbol && p.mode === 'interest' ? [p.symbol] : []);
-    const names = FIELD_NAMES[naming];
+    const names = HUNT_FIELD_NAMES[naming];
     const window = pageWindow(p.page, p.pageSize);
     const respond = (
       mode: HuntMode,
@@ -204,8 +178,8 @@ export class SearchService {
   }
 
   /** GET /api/v1/portfolios/cash-hunt: new positions for the portfolio's remaining capital. */
-  async cashHunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<CashHuntResponse> {
-    const p = parseParams(params, options, false);
+  async cashHunt(principal: Principal, params: CashHuntParams, options: HuntOptions): Promise<CashHuntResponse> {
+    const p = checkCashHuntParams(params, options.naming, options.unknownParams);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
     const universe = await this.universes.get();
     const key = `cash|${portfolio.id}|${universe.key}|${p.page}|${p.pageSize}`;
@@ -244,7 +218,7 @@ export class SearchService {
       }
     }
     if (!known || (owner !== null && known.owner !== owner)) {
-      throw invalid([{ field: FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
+      throw invalid([{ field: HUNT_FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
     }
     return known.view;
   }
@@ -328,61 +302,4 @@ function ownerOf(principal: Principal): string | null {
   if (principal.kind === 'oidc') return principal.subject;
   if (principal.kind === 'partner') return principal.partnerId;
   return null;
-}
-
-/** An integer parameter: a number (GraphQL) or decimal digits (REST). */
-function integerParam(value: unknown, field: string, min: number, max: number, fallback: number, problems: ErrorDetail[]): number {
-  if (value === undefined || value === null) return fallback;
-  let n = NaN;
-  if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && PAGE_RE.test(value)) n = Number(value);
-  if (Array.isArray(value)) problems.push({ field, message: `${field} must be given once` });
-  else if (!Number.isInteger(n) || n < min || n > max) problems.push({ field, message: `${field} must be an integer from ${min} to ${max}` });
-  return Number.isInteger(n) ? n : fallback;
-}
-
-function symbolParam(value: unknown, field: string, problems: ErrorDetail[]): string | null {
-  if (value === undefined || value === null) return null;
-  if (Array.isArray(value)) {
-    problems.push({ field, message: `${field} must be given once` });
-    return null;
-  }
-  const symbol = typeof value === 'string' ? normalizeSymbol(value) : null;
-  if (symbol === null) problems.push({ field, message: `${field} must be a ticker symbol (letters and digits, e.g. AAPL or BRK.B)` });
-  return symbol;
-}
-
-/** Step 1 of the header: every parameter checked, every violation listed. */
-function parseParams(params: HuntParams, options: HuntOptions, huntMode: boolean): ParsedParams {
-  const names = FIELD_NAMES[options.naming];
-  const problems: ErrorDetail[] = (options.unknownParams ?? []).map((name) => ({
-    field: name,
-    message: `unknown parameter; this operation takes ${(huntMode ? HUNT_QUERY_PARAMS : CASH_HUNT_QUERY_PARAMS).join(', ')}`,
-  }));
-  let portfolioId = '';
-  const id = params.portfolioId;
-  if (id === undefined || id === null || id === '') problems.push({ field: names.portfolioId, message: `${names.portfolioId} is required` });
-  else if (Array.isArray(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be given once` });
-  else if (typeof id !== 'string' || !UUID_RE.test(id)) problems.push({ field: names.portfolioId, message: `${names.portfolioId} must be the id of one of your portfolios (a UUID)` });
-  else portfolioId = id;
-  const page = integerParam(params.page, names.page, 1, PAGINATION.maxPage, PAGINATION.defaultPage, problems);
-  const pageSize = integerParam(params.pageSize, names.pageSize, 1, PAGINATION.maxPageSize, PAGINATION.defaultPageSize, problems);
-  let mode: HuntMode = 'general';
-  let symbol: string | null = null;
-  if (huntMode) {
-    const replace = symbolParam(params.symbolReplace, names.symbolReplace, problems);
-    const interest = symbolParam(params.symbolInterest, names.symbolInterest, problems);
-    const given = (v: unknown) => v !== undefined && v !== null;
-    if (given(params.symbolReplace) && given(params.symbolInterest)) {
-      problems.push({ field: names.symbolInterest, message: `give ${names.symbolReplace} (replacement) or ${names.symbolInterest} (suitability), not both` });
-    } else if (replace) {
-      mode = 'replace';
-      symbol = replace;
-    } else if (interest) {
-      mode = 'interest';
-      symbol = interest;
-    }
-  }
-  if (problems.length) throw invalid(problems);
-  return { portfolioId, mode, symbol, page, pageSize };
 }

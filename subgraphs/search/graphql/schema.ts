@@ -3,12 +3,14 @@
  * `Portfolio` (the allocation subgraph's entity), and the hunt modes and pagination limits. Resolvers
  * are thin: SearchService applies every rule (token, ownership, validation, pagination); the answers
  * are the REST responses with camelCase names and a `security` reference beside every symbol of a
- * recommendation or idea.
+ * recommendation or idea. The arguments are checked by the parameter tables of ../params.ts (the REST
+ * query parameters' own), under their GraphQL names.
  */
 import { Arg, Ctx, Field, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
-import type { CashHuntResponse, HuntParams, HuntResponse, SearchService } from '../service.js';
+import type { CashHuntResponse, HuntResponse, SearchService } from '../service.js';
+import type { CashHuntParams, HuntParams } from '../params.js';
 import { CashHuntType, HuntType, PortfolioRef } from './types.js';
 
 @ObjectType({ description: 'A mode of the hunt operation' })
@@ -79,7 +81,7 @@ async function hunt(search: SearchService, ctx: RequestContext, params: HuntPara
   return huntOf(await search.hunt(principal, params, { naming: 'graphql' }));
 }
 
-async function cashHunt(search: SearchService, ctx: RequestContext, params: HuntParams): Promise<CashHuntType> {
+async function cashHunt(search: SearchService, ctx: RequestContext, params: CashHuntParams): Promise<CashHuntType> {
   const principal = await ctx.principal();
   await ctx.limitExpensive();
   return cashHuntOf(await search.cashHunt(principal, params, { naming: 'graphql' }));

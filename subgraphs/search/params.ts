@@ -1,0 +1,127 @@
+/**
+ * The parameters of the opportunity-search reads, declared once (spec "Opportunity-search service";
+ * DESIGN section 5): GET /api/v1/portfolios/hunt and GET /api/v1/portfolios/cash-hunt, and their
+ * GraphQL twins Query.hunt / Query.cashHunt and Portfolio.hunt / Portfolio.cashHunt. The route schemas
+ * (what /openapi.json publishes), SearchService's checks (REST and GraphQL, one wording) and the types
+ * below all come from these tables (machinery: analysis/param-table.ts).
+ *
+ * Rules: portfolio_id required, a UUID; page an integer 1..2^31-1 (GraphQL's largest Int), page_size
+ * 1..50, written as decimal digits on REST; symbol_replace and symbol_interest tickers (any case,
+ * surrounding spaces ignored), not both (x-exclusive-with); nothing unknown, nothing repeated.
+ * Whether the portfolio is the caller's, the replaced symbol held and the symbol of interest analysed
+ * are data checks (SearchService), not parameter rules.
+ */
+import { TICKER_INPUT_PATTERN } from '../analysis/params.js';
+import { normalizeSymbol } from '../analysis/engine/symbol.js';
+import { ParamChecker, paramTable, type ParamDef, type ParamNaming, type RawParams } from '../analysis/param-table.js';
+import { UUID_RE } from '../platform/validation.js';
+import { PAGINATION, type HuntMode } from './engine/pagination.js';
+
+/** Decimal digits, at most 10 (no sign, exponent, point or spaces): how REST writes page and page_size. */
+const DIGITS = '^[0-9]{1,10}$';
+
+const integerParam = <Key extends string>(key: Key, name: string, min: number, max: number, fallback: number, description: string): ParamDef<Key> => ({
+  key,
+  name,
+  description,
+  schema: { type: 'integer', minimum: min, maximum: max, default: fallback, 'x-query-pattern': DIGITS },
+  invalid: (field) => `${field} must be an integer from ${min} to ${max}`,
+});
+
+const PORTFOLIO_ID = {
+  key: 'portfolioId',
+  name: 'portfolio_id',
+  required: true,
+  description: 'portfolio_id of an optimize response (yours)',
+  // UUID_RE is case-insensitive (flag i); a JSON Schema pattern has no flags.
+  schema: { type: 'string', pattern: UUID_RE.source.replaceAll('0-9a-f', '0-9a-fA-F') },
+  invalid: (field: string) => `${field} must be the id of one of your portfolios (a UUID)`,
+} as const;
+
+const PAGE = integerParam('page', 'page', 1, PAGINATION.maxPage, PAGINATION.defaultPage, '1-based page; past the end: an empty page');
+const PAGE_SIZE = integerParam('pageSize', 'page_size', 1, PAGINATION.maxPageSize, PAGINATION.defaultPageSize, `items per page, 1..${PAGINATION.maxPageSize}`);
+
+const ticker = (field: string) => `${field} must be a ticker symbol (letters and digits, e.g. AAPL or BRK.B)`;
+const TICKER_SCHEMA = { type: 'string', pattern: TICKER_INPUT_PATTERN } as const;
+
+/** GET /api/v1/portfolios/hunt: the mode follows the symbol parameter given (none: general). */
+export const HUNT_PARAMS = paramTable({
+  unknown: 'refused',
+  params: [
+    PORTFOLIO_ID,
+    { key: 'symbolReplace', name: 'symbol_replace', description: 'a held ticker: replacement mode (hunt_mode replace)', schema: TICKER_SCHEMA, invalid: ticker },
+    {
+      key: 'symbolInterest',
+      name: 'symbol_interest',
+      description: 'a ticker: suitability mode (hunt_mode interest); not with symbol_replace',
+      schema: TICKER_SCHEMA,
+      invalid: ticker,
+      exclusiveWith: { keys: ['symbolReplace'], message: (n) => `give ${n.symbolReplace} (replacement) or ${n.symbolInterest} (suitability), not both` },
+    },
+    PAGE,
+    PAGE_SIZE,
+  ],
+});
+
+/** GET /api/v1/portfolios/cash-hunt. */
+export const CASH_HUNT_PARAMS = paramTable({ unknown: 'refused', params: [PORTFOLIO_ID, PAGE, PAGE_SIZE] });
+
+/** Raw parameters: REST query values (strings, arrays when repeated) or GraphQL arguments. */
+export type HuntParams = RawParams<typeof HUNT_PARAMS>;
+export type CashHuntParams = RawParams<typeof CASH_HUNT_PARAMS>;
+
+/** Checked parameters of either operation (cash hunt: mode general, no symbol). */
+export interface SearchParams {
+  portfolioId: string;
+  mode: HuntMode;
+  symbol: string | null;
+  page: number;
+  pageSize: number;
+}
+
+const huntChecker = new ParamChecker(HUNT_PARAMS);
+const cashHuntChecker = new ParamChecker(CASH_HUNT_PARAMS);
+
+/** How violation details name hunt's parameters (cash hunt's are a subset). */
+export const HUNT_FIELD_NAMES: Readonly<Record<ParamNaming, Readonly<Record<keyof HuntParams, string>>>> = {
+  rest: huntChecker.fieldNames('rest'),
+  graphql: huntChecker.fieldNames('graphql'),
+};
+
+/** REST query parameter names of each operation. */
+export const HUNT_QUERY_PARAMS: readonly string[] = huntChecker.names;
+export const CASH_HUNT_QUERY_PARAMS: readonly string[] = cashHuntChecker.names;
+
+/** The query's parameters the operation does not know (REST). */
+export function unknownQueryParams(query: object, known: readonly string[]): string[] {
+  return Object.keys(query).filter((k) => !known.includes(k)).sort();
+}
+
+/** A ticker the schema accepted, normalised (the pattern and normalizeSymbol accept the same text). */
+const symbolOf = (value: unknown): string | null => (typeof value === 'string' ? normalizeSymbol(value) : null);
+
+/** Hunt's parameters checked together: every violation listed (400 VALIDATION_FAILED). */
+export function checkHuntParams(raw: HuntParams, naming: ParamNaming, unknownParams?: readonly string[]): SearchParams {
+  const v = huntChecker.check(raw, naming, unknownParams);
+  const replace = symbolOf(v.symbolReplace);
+  const interest = symbolOf(v.symbolInterest);
+  return {
+    portfolioId: v.portfolioId as string,
+    mode: replace ? 'replace' : interest ? 'interest' : 'general',
+    symbol: replace ?? interest,
+    page: (v.page as number | undefined) ?? PAGINATION.defaultPage,
+    pageSize: (v.pageSize as number | undefined) ?? PAGINATION.defaultPageSize,
+  };
+}
+
+/** Cash hunt's parameters checked together. */
+export function checkCashHuntParams(raw: CashHuntParams, naming: ParamNaming, unknownParams?: readonly string[]): SearchParams {
+  const v = cashHuntChecker.check(raw, naming, unknownParams);
+  return {
+    portfolioId: v.portfolioId as string,
+    mode: 'general',
+    symbol: null,
+    page: (v.page as number | undefined) ?? PAGINATION.defaultPage,
+    pageSize: (v.pageSize as number | undefined) ?? PAGINATION.defaultPageSize,
+  };
+}
