@@ -127,13 +127,22 @@ export function readQueryValue(schema: JsonSchema, value: unknown): unknown {
   return schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
 }
 
-/** The JSON Schema of one parameter as published: its value schema, description and x-exclusive-with. */
+/**
+ * The JSON Schema of one parameter as published: its value schema, x-exclusive-with, and a description
+ * that also states, in words, the rules its x- keywords carry.
+ */
 function publishedParam<Key extends string>(p: ParamDef<Key>, table: ParamTable<Key>): JsonSchema {
   const nameOf = (key: Key) => table.params.find((q) => q.key === key)?.name ?? key;
+  const rules = [
+    p.schema[QUERY_PATTERN] !== undefined ? 'Written in decimal digits (no sign, point, exponent or spaces).' : '',
+    p.schema[CALENDAR_DATE] === true ? 'A real calendar date (2026-02-30 is refused).' : '',
+    p.exclusiveWith ? `Not together with ${p.exclusiveWith.keys.map(nameOf).join(', ')}.` : '',
+    (table.repeated ?? 'refused') === 'refused' ? 'Given at most once.' : '',
+  ].filter(Boolean);
   return {
     ...p.schema,
     ...(p.exclusiveWith ? { [EXCLUSIVE_WITH]: p.exclusiveWith.keys.map(nameOf) } : {}),
-    description: p.description,
+    description: [`${p.description}.`, ...rules].join(' '),
   };
 }
 

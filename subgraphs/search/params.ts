@@ -53,7 +53,7 @@ export const HUNT_PARAMS = paramTable({
     {
       key: 'symbolInterest',
       name: 'symbol_interest',
-      description: 'a ticker: suitability mode (hunt_mode interest); not with symbol_replace',
+      description: 'a ticker: suitability mode (hunt_mode interest)',
       schema: TICKER_SCHEMA,
       invalid: ticker,
       exclusiveWith: { keys: ['symbolReplace'], message: (n) => `give ${n.symbolReplace} (replacement) or ${n.symbolInterest} (suitability), not both` },
