@@ -31,7 +31,7 @@ import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService } from '../subgraphs/analysis/service.js';
 import { ANALYSIS_READ_PARAMS, DEMO_PARAMS, EVIDENCE_PARAMS, ROUTE_QUERY_SCHEMAS, SYMBOL_PATH_SCHEMA } from '../subgraphs/analysis/params.js';
-import { operationRules } from '../subgraphs/analysis/param-table.js';
+import { operationRules } from '../subgraphs/platform/param-table.js';
 
 const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
 const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';

@@ -21,7 +21,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import type { SearchService } from '../subgraphs/search/service.js';
 import { CASH_HUNT_PARAMS, CASH_HUNT_QUERY_PARAMS, HUNT_PARAMS, HUNT_QUERY_PARAMS, unknownQueryParams } from '../subgraphs/search/params.js';
-import { operationRules, querystringSchema } from '../subgraphs/analysis/param-table.js';
+import { operationRules, querystringSchema } from '../subgraphs/platform/param-table.js';
 import { errorResponses } from './schemas.js';
 
 export const HUNT_PATH = '/api/v1/portfolios/hunt';

@@ -13,7 +13,7 @@
  */
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { SYMBOL_PATTERN } from './engine/symbol.js';
-import { ParamChecker, paramTable, querystringSchema, type JsonSchema, type RawParams } from './param-table.js';
+import { ParamChecker, paramTable, querystringSchema, type JsonSchema, type RawParams } from '../platform/param-table.js';
 
 /**
  * The raw text of a ticker as a JSON Schema pattern: SYMBOL_PATTERN in either case with surrounding

@@ -13,7 +13,7 @@
  */
 import { TICKER_INPUT_PATTERN } from '../analysis/params.js';
 import { normalizeSymbol } from '../analysis/engine/symbol.js';
-import { ParamChecker, paramTable, type ParamDef, type ParamNaming, type RawParams } from '../analysis/param-table.js';
+import { ParamChecker, paramTable, type ParamDef, type ParamNaming, type RawParams } from '../platform/param-table.js';
 import { UUID_RE } from '../platform/validation.js';
 import { PAGINATION, type HuntMode } from './engine/pagination.js';
 

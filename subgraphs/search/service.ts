@@ -39,7 +39,7 @@ import { generalAssessment } from './engine/assessment.js';
 import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
 import { HUNT_MODES, PAGINATION, pageFields, pageWindow, paginate, type HuntMode } from './engine/pagination.js';
 import { HUNT_FIELD_NAMES, checkCashHuntParams, checkHuntParams, type CashHuntParams, type HuntParams, type SearchParams } from './params.js';
-import type { ParamNaming } from '../analysis/param-table.js';
+import type { ParamNaming } from '../platform/param-table.js';
 import { replacementsFor } from './engine/replacement.js';
 import { ReturnsIndex, buildCalendar } from './engine/returns.js';
 import { suitabilityOf } from './engine/suitability.js';

@@ -24,7 +24,7 @@
 import fc from 'fast-check';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { QUERY_KEYWORDS } from '../../subgraphs/analysis/param-table.js';
+import { QUERY_KEYWORDS } from '../../subgraphs/platform/param-table.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import type { Config } from '../../subgraphs/platform/config.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { normalizeSymbol } from '../../../subgraphs/analysis/engine/symbol.js';
 import { checkDateParam, ROUTE_QUERY_SCHEMAS, TICKER_INPUT_PATTERN } from '../../../subgraphs/analysis/params.js';
-import { isCalendarDate, queryAjv } from '../../../subgraphs/analysis/param-table.js';
+import { isCalendarDate, queryAjv } from '../../../subgraphs/platform/param-table.js';
 import { AppError } from '../../../subgraphs/platform/errors.js';
 import { parseIsoDate } from '../../../subgraphs/platform/validation.js';
 

@@ -3,7 +3,7 @@
  * the wording REST and GraphQL share (400 VALIDATION_FAILED, one detail per bad parameter).
  */
 import { checkCashHuntParams, checkHuntParams, CASH_HUNT_PARAMS, HUNT_PARAMS } from '../../../subgraphs/search/params.js';
-import { querystringSchema, queryAjv } from '../../../subgraphs/analysis/param-table.js';
+import { querystringSchema, queryAjv } from '../../../subgraphs/platform/param-table.js';
 import { AppError } from '../../../subgraphs/platform/errors.js';
 
 const ID = '0a6282b9-7356-4004-84f5-aa294e284f98';

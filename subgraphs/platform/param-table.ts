@@ -4,7 +4,7 @@
  * OpenAPI parameters (/openapi.json), the server-side checks of REST query values and GraphQL
  * arguments alike (one validator per table, compiled once with Ajv), and the TypeScript types of the
  * raw and checked values. The tables themselves live with their domains: analysis/params.ts,
- * search/params.ts (search already reads the analysis domain; nothing here is analysis-specific).
+ * search/params.ts.
  *
  * What a schema validates: the query as the HTTP shell parses it, one property per parameter, a string,
  * or an array of strings when the parameter is repeated (so a repeat fails a scalar schema's `type`).
@@ -24,8 +24,8 @@
  */
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, KeywordDefinition, ValidateFunction } from 'ajv';
-import { AppError, type ErrorDetail } from '../platform/errors.js';
-import { parseIsoDate } from '../platform/validation.js';
+import { AppError, type ErrorDetail } from './errors.js';
+import { parseIsoDate } from './validation.js';
 
 /** How violation details name fields: REST query parameters or GraphQL arguments. */
 export type ParamNaming = 'rest' | 'graphql';
