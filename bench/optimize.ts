@@ -35,7 +35,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { buildAllocationOrigin, type OriginDeps } from '../app/origins.js';
 import { OPTIMIZE_PATH } from '../rest-compat/allocation-routes.js';
-import { restBodyToInput, toPortfolioRequest, validateInput } from '../subgraphs/allocation/dto.js';
+import { toPortfolioRequest, validateRequestBody } from '../subgraphs/allocation/dto.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from '../subgraphs/allocation/engine/optimizer.js';
 import { resolveRiskProfile } from '../subgraphs/allocation/engine/risk-profile.js';
 import { CONSTRAINT_PACK_SCHEMA_VERSION, type OptimizeResult } from '../subgraphs/allocation/engine/types.js';
@@ -170,10 +170,9 @@ async function latency(store: Store): Promise<Latency> {
   const timed = timedDb(store.db);
   const service = new AllocationService(timed.db);
   const call = async (principal: Principal, body: unknown): Promise<Call> => {
-    const { input, unknown } = restBodyToInput(body);
     timed.reset();
     const t0 = performance.now();
-    const outcome = await service.optimize(principal, input, { traceId: randomUUID(), naming: 'rest', unknownFields: unknown });
+    const outcome = await service.optimizeBody(principal, body, { traceId: randomUUID(), naming: 'rest' });
     const ms = performance.now() - t0;
     return { ms, split: timed.split, outcome };
   };
@@ -191,8 +190,7 @@ async function latency(store: Store): Promise<Latency> {
   // The engine alone: the same candidates (built as the service builds them), the same request, the
   // same closes the service loaded, BENCH_CALLS times with the warm calls' capitals.
   const candidates = candidatesFrom(await snapshotsOn(store.db, store.analysisDate));
-  const { input, unknown } = restBodyToInput(partnerBody(capitalOf(0)));
-  const request = toPortfolioRequest(await validateInput(input, 'rest', unknown));
+  const request = toPortfolioRequest(validateRequestBody(partnerBody(capitalOf(0)), 'rest'));
   const profile = resolveRiskProfile(request);
   const base = {
     total_capital: request.total_capital,

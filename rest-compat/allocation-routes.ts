@@ -10,14 +10,14 @@
  *   GET  /api/v1/demo/optimize-body      the demo body, as an anonymous caller must send it
  *   GET  /api/v1/portfolios/{id}         a partner's own stored result (404 for any other id)
  *
- * Handlers are thin: they map the REST body to the shared DTO (dto.ts) and call AllocationService.
- * The body schema documents the request in /openapi.json but does not validate it: class-validator
- * does, so REST and GraphQL refuse exactly the same inputs with the same wording.
+ * Handlers are thin: they hand the body to AllocationService. The body schema in /openapi.json is the
+ * one the service's request validator is compiled from (subgraphs/allocation/request/), and GraphQL input
+ * goes through the same validator, so REST and GraphQL refuse exactly the same inputs. Fastify's own
+ * body validation is off here: the service reports every violation in the product's error shape.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { JSON_TYPE } from '../subgraphs/platform/http.js';
-import { restBodyToInput } from '../subgraphs/allocation/dto.js';
 import type { AllocationService } from '../subgraphs/allocation/service.js';
 import { errorResponses } from './schemas.js';
 
@@ -47,7 +47,7 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
         await authenticate(request);
       },
       config: { expensive: true },
-      // Documents the body; class-validator checks it (see the header comment).
+      // Documents the body; the service's compiled request validator checks it (see the header comment).
       validatorCompiler: () => () => true,
       schema: {
         summary: 'Build a whole-share portfolio from capital and risk settings (spec "Allocation service")',
@@ -63,12 +63,10 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
     },
     async (request, reply) => {
       const principal = await authenticate(request);
-      const { input, unknown } = restBodyToInput(request.body);
-      const outcome = await allocation.optimize(principal, input, {
+      const outcome = await allocation.optimizeBody(principal, request.body, {
         traceId: request.traceId,
         idempotencyKey: request.headers['idempotency-key'],
         naming: 'rest',
-        unknownFields: unknown,
       });
       if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
       return sendJson(reply, outcome.responseText);

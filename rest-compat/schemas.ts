@@ -1,11 +1,12 @@
 /**
- * JSON Schemas of the REST routes: the same objects validate requests (Fastify) and generate each
- * origin's OpenAPI 3.1 document (`GET /openapi.json`, @fastify/swagger). Field names and types follow
+ * JSON Schemas of the REST routes: they generate each origin's OpenAPI 3.1 document (`GET /openapi.json`,
+ * @fastify/swagger), and Fastify validates the analysis routes' requests with them. The optimize request
+ * schemas are not written here: they are derived from the request classes, and the validator the optimize
+ * route and GraphQL use is compiled from those (subgraphs/allocation/request/). Field names and types follow
  * `../shared/spec/http-interfaces.md`; `schema/spec-fields.json` lists the spec's fields, and a test
  * checks that every one of them is in these schemas.
  */
-import { MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL } from '../subgraphs/allocation/dto.js';
-import { ALLOCATION_STRATEGIES, DEFAULT_RISK_SETTINGS as DEFAULTS, MIN_TOTAL_CAPITAL } from '../subgraphs/allocation/engine/risk-settings.js';
+import { requestSchemas } from '../subgraphs/allocation/request/schema.js';
 
 const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'] });
 
@@ -366,153 +367,12 @@ export const ANALYSIS_SCHEMAS = [
 // Allocation (spec "Allocation service: PortfolioRequest", "Allocation service: PortfolioResponse")
 // ---------------------------------------------------------------------------------------------------------
 //
-// The request schemas state the rules the optimize route enforces (subgraphs/allocation/dto.ts: ranges,
-// lengths, map sizes) and refuse unknown fields. RiskSettings, ConstraintPackV1, InvestorProfileV1 and
-// PolicyExplanationV1 also describe the echoes in PortfolioResponse, so nothing in them is `required`
-// beyond what a request must send. Response schemas allow additional properties. A `$ref` that carries
-// a description is wrapped in `allOf` (the OpenAPI generator drops keywords beside a bare `$ref`).
-
-/** Keys that are not blank. */
-const NON_BLANK_KEY = { pattern: '\\S' } as const;
-const fraction = { type: 'number', minimum: 0, maximum: 1 } as const;
-
-const quizAnswers = {
-  type: ['object', 'null'],
-  description: 'raw risk-quiz answers, quiz key -> answer string (e.g. goal, horizon, drawdown, volatility, concentration, preference); at most 50 entries',
-  maxProperties: 50,
-  additionalProperties: { type: 'string', maxLength: 200 },
-} as const;
-
-const suggestedPreset = {
-  type: ['object', 'null'],
-  description: 'preset key and description from the risk wizard (known keys: conservative, moderate, balanced, growth, aggressive)',
-  properties: {
-    key: { ...nullable('string'), maxLength: 50, description: 'preset key' },
-    description: { ...nullable('string'), maxLength: 500, description: 'preset description' },
-  },
-  additionalProperties: false,
-} as const;
-
-/** spec "RiskSettings" (field risk_settings); every omitted field takes the server default. */
-export const riskSettingsSchema = {
-  $id: 'RiskSettings',
-  type: 'object',
-  description: 'risk limits and strategy; in a request every field is optional (omitted fields take the defaults), in a response these are the effective settings',
-  properties: {
-    max_risk_per_trade: { ...fraction, default: DEFAULTS.max_risk_per_trade, description: 'fraction 0..1 of capital at risk per position (shares x (entry - stop))' },
-    max_portfolio_risk: { ...fraction, default: DEFAULTS.max_portfolio_risk, description: 'fraction 0..1 of capital at risk across all stops' },
-    max_position_size: { ...fraction, default: DEFAULTS.max_position_size, description: 'max weight of a single name, fraction 0..1' },
-    max_positions: { type: 'integer', minimum: 1, maximum: MAX_POSITIONS_LIMIT, default: DEFAULTS.max_positions, description: `maximum number of positions, 1..${MAX_POSITIONS_LIMIT}` },
-    allocation_strategy: {
-      type: 'string',
-      enum: ALLOCATION_STRATEGIES,
-      default: DEFAULTS.allocation_strategy,
-      description: 'how capital is weighted across eligible names',
-    },
-    softmax_temperature: { ...nullable('number'), minimum: 0.001, maximum: 100, description: 'softmax-style strategies: higher gives more uniform weights (0.001..100)' },
-    reward_multiplier: { ...nullable('number'), minimum: 0.001, maximum: 100, description: 'Kelly reward scale, used with KELLY_CRITERION (0.001..100)' },
-    stage_weights: {
-      ...nullable('object'),
-      description: 'stage -> factor 0..100 for the stage and hybrid strategies, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}; keys STAGE 1..STAGE 4 (or 1..4, any case), each at most once',
-      maxProperties: 4,
-      propertyNames: { pattern: '^\\s*(?:[Ss][Tt][Aa][Gg][Ee][ _-]?)?[1-4]\\s*$' },
-      additionalProperties: { type: 'number', minimum: 0, maximum: 100 },
-    },
-    half_kelly: { ...nullable('boolean'), description: 'half-Kelly sizing for the Kelly strategy' },
-  },
-  additionalProperties: false,
-} as const;
-
-/** spec "ConstraintPackV1": machine-readable constraints, stored with the portfolio. */
-export const constraintPackSchema = {
-  $id: 'ConstraintPackV1',
-  type: 'object',
-  required: ['schema_version'],
-  properties: {
-    schema_version: { type: 'string', minLength: 1, maxLength: 20, description: 'version of this object, currently "1"' },
-    max_portfolio_turnover_annual: {
-      ...nullable('number'),
-      minimum: 0,
-      maximum: 10,
-      description: 'one-way annual turnover cap as a fraction (0..10); binds against prior_book_weights, otherwise only reported in the diagnostics',
-    },
-    vol_target_annual: { ...nullable('number'), minimum: 0.0001, maximum: 2, description: 'annualised volatility target as a fraction (0.0001..2)' },
-    sector_caps: {
-      ...nullable('object'),
-      description: `sector label -> max weight 0..1; the DEFAULT key is a per-name cap merged with max_position_size; at most ${MAX_MAP_ENTRIES} entries`,
-      maxProperties: MAX_MAP_ENTRIES,
-      propertyNames: NON_BLANK_KEY,
-      additionalProperties: fraction,
-    },
-    covariance_model: { ...nullable('string'), maxLength: 50, description: 'reserved placeholder, recorded only (the covariance is always Ledoit-Wolf shrunk)' },
-  },
-  additionalProperties: false,
-} as const;
-
-/** spec "InvestorProfileV1": a questionnaire snapshot stored with the portfolio. */
-export const investorProfileSchema = {
-  $id: 'InvestorProfileV1',
-  type: 'object',
-  required: ['schema_version'],
-  properties: {
-    schema_version: { type: 'string', minLength: 1, maxLength: 20, description: 'version of this object' },
-    recorded_at: { ...nullable('string'), maxLength: 40, description: 'ISO 8601 time the questionnaire was answered' },
-    risk_quiz_answers: { ...quizAnswers, description: 'quiz key -> answer string; at most 50 entries (null in a response when none was sent)' },
-    suggested_preset: suggestedPreset,
-  },
-  additionalProperties: false,
-} as const;
-
-/** spec "PolicyExplanationV1": in a request a client hint, in a response the server's audit lines. */
-export const policyExplanationSchema = {
-  $id: 'PolicyExplanationV1',
-  type: 'object',
-  properties: {
-    schema_version: { type: 'string', maxLength: 20, description: 'version of this object' },
-    mapper_version: { type: 'string', maxLength: 20, description: 'version of the risk-quiz mapper' },
-    preset_key: { ...nullable('string'), maxLength: 50, description: 'risk preset the settings came from' },
-    bullets: { type: 'array', items: { type: 'string' }, description: 'short audit lines aligned with the constraint fields' },
-  },
-  additionalProperties: false,
-} as const;
-
-/** spec "PortfolioRequest" (POST /api/v1/portfolios/optimize); unknown fields are refused. */
-export const portfolioRequestSchema = {
-  $id: 'PortfolioRequest',
-  type: 'object',
-  required: ['name', 'total_capital'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, description: 'portfolio display name' },
-    description: { ...nullable('string'), maxLength: 2000, description: 'free text, at most 2000 characters' },
-    total_capital: { type: 'number', minimum: MIN_TOTAL_CAPITAL, maximum: MAX_TOTAL_CAPITAL, description: `capital to allocate, at least ${MIN_TOTAL_CAPITAL}, at most two decimal places` },
-    currency: { type: 'string', minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', default: 'USD', description: 'ISO 4217 currency code, default USD' },
-    risk_quiz_answers: quizAnswers,
-    suggested_preset: suggestedPreset,
-    risk_settings: { allOf: [{ $ref: 'RiskSettings#' }], description: 'risk limits and strategy; omitted fields (or all of it) take the server defaults' },
-    investor_profile: { oneOf: [{ $ref: 'InvestorProfileV1#' }, { type: 'null' }], description: 'questionnaire snapshot, stored with the portfolio' },
-    constraint_pack: { oneOf: [{ $ref: 'ConstraintPackV1#' }, { type: 'null' }], description: 'machine-readable constraints, stored with the portfolio' },
-    prior_book_weights: {
-      ...nullable('object'),
-      description: `symbol -> fraction 0..1 of total_capital held before; the fractions sum to at most 1; at most ${MAX_MAP_ENTRIES} entries. Used for rebalance-only blending with the constraint pack's turnover cap`,
-      maxProperties: MAX_MAP_ENTRIES,
-      propertyNames: NON_BLANK_KEY,
-      additionalProperties: fraction,
-    },
-    policy_explanation: {
-      oneOf: [
-        {
-          allOf: [
-            { $ref: 'PolicyExplanationV1#' },
-            { type: 'object', properties: { bullets: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 500 } } } },
-          ],
-        },
-        { type: 'null' },
-      ],
-      description: 'client hint (at most 50 bullets of 500 characters); the response carries the server-built explanation instead',
-    },
-  },
-  additionalProperties: false,
-} as const;
+// The request schemas (PortfolioRequest and the components it nests: RiskSettings, ConstraintPackV1,
+// InvestorProfileV1, PolicyExplanationV1, SuggestedPreset) are derived from the request classes
+// (subgraphs/allocation/request/schema.ts), the same schema the optimize route's validator is compiled
+// from. RiskSettings, ConstraintPackV1, InvestorProfileV1 and PolicyExplanationV1 also describe the echoes
+// in PortfolioResponse. The response schemas below allow additional properties. A `$ref` that carries a
+// description is wrapped in `allOf` (the OpenAPI generator drops keywords beside a bare `$ref`).
 
 const levelList = {
   type: ['array', 'null'],
@@ -620,11 +480,7 @@ export const portfolioResponseSchema = {
 
 /** The schemas the allocation origin registers (`$id`s its routes reference); `Error#` is the platform's. */
 export const ALLOCATION_SCHEMAS = [
-  riskSettingsSchema,
-  constraintPackSchema,
-  investorProfileSchema,
-  policyExplanationSchema,
-  portfolioRequestSchema,
+  ...requestSchemas(),
   portfolioAllocationSchema,
   optimizerDiagnosticsSchema,
   portfolioResponseSchema,

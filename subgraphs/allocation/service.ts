@@ -21,7 +21,7 @@ import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
 import { page, type Page, pageSize, UUID_RE } from '../platform/validation.js';
-import { snakeToCamel, toPortfolioRequest, validateInput, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput } from './dto.js';
+import { bodyOfInput, namedPath, toPortfolioRequest, validateRequestBody, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput, type RequestBody } from './dto.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
@@ -104,8 +104,8 @@ const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 export class AllocationService {
   private readonly now: () => Date;
   private readonly universes: UniverseCache;
-  /** The demo body's engine result per universe (it depends on nothing else). */
-  private readonly demoResults = new WeakMap<Universe, OptimizeResult>();
+  /** The demo answer per universe (it depends on nothing else). */
+  private readonly demoAnswers = new WeakMap<Universe, DemoAnswer>();
 
   constructor(
     private readonly db: Db,
@@ -135,77 +135,31 @@ export class AllocationService {
   // Optimize
   // -------------------------------------------------------------------------------------------------------
 
+  /** Optimize a request given as the request classes' instance (GraphQL input; null: not an object). */
   async optimize(principal: Principal, input: PortfolioRequestInput | null, options: OptimizeOptions): Promise<OptimizeOutcome> {
+    return this.optimizeBody(principal, input === null ? null : bodyOfInput(input), options);
+  }
+
+  /** Optimize a request given as its REST body (snake_case JSON, anything a client sent). */
+  async optimizeBody(principal: Principal, body: unknown, options: OptimizeOptions): Promise<OptimizeOutcome> {
     const demo = !isPartner(principal);
     const key = demo ? null : idempotencyKey(options.idempotencyKey);
-    const valid = await validateInput(input, options.naming, [...(options.unknownFields ?? []), ...(key?.problem ? [key.problem] : [])]);
-    if (demo) {
-      const mismatches = demoMismatches(valid, options.naming);
-      if (mismatches.length) {
-        throw new AppError(
-          'DEMO_BODY_MISMATCH',
-          'Without a bearer token only the demo body is accepted (GET /api/v1/demo/optimize-body); send a partner token for any other request',
-          mismatches,
-        );
-      }
-    }
-    const request = toPortfolioRequest(valid);
-    const profile = resolveRiskProfile(request);
-    const settings = effectiveRiskSettings(profile.risk_settings);
+    const valid = validateRequestBody(body, options.naming, [...(options.unknownFields ?? []), ...(key?.problem ? [key.problem] : [])]);
+    if (demo) return this.demo(valid, options);
 
-    const requestHash = demo ? '' : hashRequest(request);
+    const request = toPortfolioRequest(valid);
+    const requestHash = hashRequest(request);
     const idemKey = key?.value ?? null;
     if (idemKey !== null) {
       const first = await store.findByIdempotencyKey(this.db, partnerIdOf(principal), idemKey);
       if (first) return replay(first, requestHash);
     }
-
     const universe = await this.universes.get();
-    const base = {
-      total_capital: request.total_capital,
-      risk_settings: settings,
-      constraint_pack: profile.constraint_pack,
-      prior_book_weights: request.prior_book_weights,
-      candidates: universe.candidates,
-    };
-    let result = demo ? this.demoResults.get(universe) : undefined;
-    if (!result) {
-      result = optimize({ ...base, closes: await this.universes.closesFor(universe, symbolsNeedingCloses(base)) });
-      if (demo) this.demoResults.set(universe, result);
-    }
-
-    let allocations = result.allocations;
-    let allocatedCents = toCents(result.allocated_capital);
-    const diagnostics: OptimizerDiagnostics = { ...result.diagnostics, binding_notes: [...result.diagnostics.binding_notes] };
-    if (demo && allocations.length > DEMO_MAX_ROWS) {
-      const hidden = allocations.slice(DEMO_MAX_ROWS).map((a) => a.symbol);
-      allocations = allocations.slice(0, DEMO_MAX_ROWS);
-      allocatedCents = allocations.reduce((sum, a) => sum + toCents(a.position_value), 0);
-      diagnostics.binding_notes = demoNotes(diagnostics.binding_notes, hidden);
-    }
-    const totalCents = toCents(request.total_capital);
+    const { profile, settings, result } = await this.book(request, universe);
     const id = randomUUID();
-    const response: PortfolioResponse = {
-      portfolio_id: demo ? `demo-${id}` : id,
-      name: request.name,
-      description: request.description,
-      total_capital: request.total_capital,
-      allocated_capital: fromCents(allocatedCents),
-      remaining_capital: fromCents(totalCents - allocatedCents),
-      position_count: allocations.length,
-      allocations,
-      created_at: this.now().toISOString(),
-      currency: request.currency,
-      risk_settings: settings,
-      trace_id: options.traceId,
-      optimizer_diagnostics: diagnostics,
-      policy_explanation: buildPolicyExplanation(profile),
-      constraint_pack: profile.constraint_pack,
-      investor_profile: request.investor_profile,
-      analysis_date: universe.analysisDate,
-    };
+    const response = responseOf({ id, request, profile, settings, universe, createdAt: this.now().toISOString(), traceId: options.traceId }, fullBook(result));
+    const allocations = response.allocations;
     const responseText = JSON.stringify(response);
-    if (demo) return { response, responseText, replayed: false, persisted: false };
 
     const partnerId = partnerIdOf(principal);
     const written = await this.db.transaction(async (tx) =>
@@ -251,6 +205,54 @@ export class AllocationService {
       return replay(first, requestHash);
     }
     return { response, responseText, replayed: false, persisted: true };
+  }
+
+  /** The engine's book for a request on a universe, with the settings it used. */
+  private async book(request: PortfolioRequest, universe: Universe) {
+    const profile = resolveRiskProfile(request);
+    const settings = effectiveRiskSettings(profile.risk_settings);
+    const base = {
+      total_capital: request.total_capital,
+      risk_settings: settings,
+      constraint_pack: profile.constraint_pack,
+      prior_book_weights: request.prior_book_weights,
+      candidates: universe.candidates,
+    };
+    const result = optimize({ ...base, closes: await this.universes.closesFor(universe, symbolsNeedingCloses(base)) });
+    return { profile, settings, result };
+  }
+
+  /**
+   * An anonymous optimize: the demo body only (DEMO_BODY_MISMATCH lists each difference). Its answer
+   * depends on the universe alone, so it is built once per universe, serialised with placeholders for
+   * the id, the time and the trace id, and each call fills those into the stored text.
+   */
+  private async demo(valid: RequestBody, options: OptimizeOptions): Promise<OptimizeOutcome> {
+    const mismatches = demoDifferences(valid, DEMO_OPTIMIZE_BODY, options.naming);
+    if (mismatches.length) {
+      throw new AppError(
+        'DEMO_BODY_MISMATCH',
+        'Without a bearer token only the demo body is accepted (GET /api/v1/demo/optimize-body); send a partner token for any other request',
+        mismatches,
+      );
+    }
+    const universe = await this.universes.get();
+    let answer = this.demoAnswers.get(universe);
+    if (!answer) {
+      const request = toPortfolioRequest(valid);
+      const { profile, settings, result } = await this.book(request, universe);
+      answer = demoAnswer(responseOf({ id: DEMO_ID, request, profile, settings, universe, createdAt: DEMO_TIME, traceId: DEMO_TRACE }, demoBook(result)));
+      this.demoAnswers.set(universe, answer);
+    }
+    const id = `demo-${randomUUID()}`;
+    const createdAt = this.now().toISOString();
+    const [beforeId, beforeTime, beforeTrace, rest] = answer.text;
+    return {
+      response: { ...answer.response, portfolio_id: id, created_at: createdAt, trace_id: options.traceId },
+      responseText: beforeId + JSON.stringify(id) + beforeTime + JSON.stringify(createdAt) + beforeTrace + JSON.stringify(options.traceId) + rest,
+      replayed: false,
+      persisted: false,
+    };
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -349,42 +351,104 @@ function decodeCursor(text: string): store.PortfolioCursor {
 }
 
 /**
- * How a validated request differs from the demo body: fields the demo body lacks, fields it has with
- * another value, fields it has that are missing. Named in the caller's field naming.
+ * How a valid body differs from the demo body, field by field: a value it has otherwise, a field it
+ * lacks, a field it has that the demo body does not (null counts as not sent). Objects of the demo body
+ * are compared field by field; anything else as a whole. Named in the caller's field naming.
  */
-function demoMismatches(input: PortfolioRequestInput, naming: FieldNaming): ErrorDetail[] {
-  const name = (snake: string) => (naming === 'rest' ? snake : snake.split('.').map(snakeToCamel).join('.'));
-  const out: ErrorDetail[] = [];
-  const expect = (field: string, actual: unknown, wanted: unknown) => {
-    if (actual !== wanted) out.push({ field: name(field), message: `the demo body has ${JSON.stringify(wanted)}${actual === undefined || actual === null ? ' (missing)' : ` (got ${JSON.stringify(actual)})`}` });
-  };
-  expect('name', input.name, DEMO_OPTIMIZE_BODY.name);
-  expect('total_capital', input.totalCapital, DEMO_OPTIMIZE_BODY.total_capital);
-  const extra = (field: string, value: unknown) => {
-    if (value !== undefined && value !== null) out.push({ field: name(field), message: 'not part of the demo body' });
-  };
-  extra('description', input.description);
-  extra('currency', input.currency);
-  extra('risk_quiz_answers', input.riskQuizAnswers);
-  extra('suggested_preset', input.suggestedPreset);
-  extra('investor_profile', input.investorProfile);
-  extra('constraint_pack', input.constraintPack);
-  extra('prior_book_weights', input.priorBookWeights);
-  extra('policy_explanation', input.policyExplanation);
-  const rs = input.riskSettings;
-  if (!rs) {
-    out.push({ field: name('risk_settings'), message: `the demo body has ${JSON.stringify(DEMO_OPTIMIZE_BODY.risk_settings)} (missing)` });
+function demoDifferences(actual: unknown, demo: unknown, naming: FieldNaming, path = ''): ErrorDetail[] {
+  const field = (key: string) => (path ? `${path}.${key}` : key);
+  const named = (at: string) => namedPath(at, naming);
+  if (isJsonObject(demo) && isJsonObject(actual)) {
+    const out: ErrorDetail[] = [];
+    for (const [key, wanted] of Object.entries(demo)) out.push(...demoDifferences(actual[key], wanted, naming, field(key)));
+    for (const [key, value] of Object.entries(actual)) {
+      if (!(key in demo) && value !== null && value !== undefined) out.push({ field: named(field(key)), message: 'not part of the demo body' });
+    }
     return out;
   }
-  const wanted = DEMO_OPTIMIZE_BODY.risk_settings;
-  expect('risk_settings.max_risk_per_trade', rs.maxRiskPerTrade, wanted.max_risk_per_trade);
-  expect('risk_settings.max_portfolio_risk', rs.maxPortfolioRisk, wanted.max_portfolio_risk);
-  expect('risk_settings.max_position_size', rs.maxPositionSize, wanted.max_position_size);
-  expect('risk_settings.max_positions', rs.maxPositions, wanted.max_positions);
-  expect('risk_settings.allocation_strategy', rs.allocationStrategy, wanted.allocation_strategy);
-  extra('risk_settings.softmax_temperature', rs.softmaxTemperature);
-  extra('risk_settings.reward_multiplier', rs.rewardMultiplier);
-  extra('risk_settings.stage_weights', rs.stageWeights);
-  extra('risk_settings.half_kelly', rs.halfKelly);
-  return out;
+  if (JSON.stringify(actual) === JSON.stringify(demo)) return [];
+  const missing = actual === undefined || actual === null;
+  return [{ field: named(path), message: `the demo body has ${JSON.stringify(demo)}${missing ? ' (missing)' : ` (got ${JSON.stringify(actual)})`}` }];
+}
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a response is built from besides the book. */
+interface ResponseParts {
+  id: string;
+  request: PortfolioRequest;
+  profile: ReturnType<typeof resolveRiskProfile>;
+  settings: RiskSettings;
+  universe: Universe;
+  createdAt: string;
+  traceId: string;
+}
+
+/** The response for a book (its rows, the cents they allocate, its diagnostics). */
+function responseOf(parts: ResponseParts, book: { allocations: PortfolioAllocation[]; allocatedCents: number; diagnostics: OptimizerDiagnostics }): PortfolioResponse {
+  const { request, profile } = parts;
+  return {
+    portfolio_id: parts.id,
+    name: request.name,
+    description: request.description,
+    total_capital: request.total_capital,
+    allocated_capital: fromCents(book.allocatedCents),
+    remaining_capital: fromCents(toCents(request.total_capital) - book.allocatedCents),
+    position_count: book.allocations.length,
+    allocations: book.allocations,
+    created_at: parts.createdAt,
+    currency: request.currency,
+    risk_settings: parts.settings,
+    trace_id: parts.traceId,
+    optimizer_diagnostics: book.diagnostics,
+    policy_explanation: buildPolicyExplanation(profile),
+    constraint_pack: profile.constraint_pack,
+    investor_profile: request.investor_profile,
+    analysis_date: parts.universe.analysisDate,
+  };
+}
+
+/** A partner's whole book. */
+const fullBook = (result: OptimizeResult) => ({
+  allocations: result.allocations,
+  allocatedCents: toCents(result.allocated_capital),
+  diagnostics: { ...result.diagnostics, binding_notes: [...result.diagnostics.binding_notes] },
+});
+
+/** The demo's rows of a book: the best DEMO_MAX_ROWS, counts, capital and notes reflecting only them. */
+function demoBook(result: OptimizeResult) {
+  const book = fullBook(result);
+  if (book.allocations.length <= DEMO_MAX_ROWS) return book;
+  const hidden = book.allocations.slice(DEMO_MAX_ROWS).map((a) => a.symbol);
+  const allocations = book.allocations.slice(0, DEMO_MAX_ROWS);
+  return {
+    allocations,
+    allocatedCents: allocations.reduce((sum, a) => sum + toCents(a.position_value), 0),
+    diagnostics: { ...book.diagnostics, binding_notes: demoNotes(book.diagnostics.binding_notes, hidden) },
+  };
+}
+
+/** Placeholders of the demo answer's per-call fields (no response text can contain a NUL otherwise). */
+const DEMO_ID = '\u0000portfolio_id';
+const DEMO_TIME = '\u0000created_at';
+const DEMO_TRACE = '\u0000trace_id';
+
+/** The demo response, and its JSON text cut where the id, the time and the trace id go (in that order). */
+interface DemoAnswer {
+  response: PortfolioResponse;
+  text: readonly [string, string, string, string];
+}
+
+function demoAnswer(response: PortfolioResponse): DemoAnswer {
+  const text = JSON.stringify(response);
+  const [beforeId, afterId] = splitOnce(text, JSON.stringify(DEMO_ID));
+  const [beforeTime, afterTime] = splitOnce(afterId, JSON.stringify(DEMO_TIME));
+  const [beforeTrace, rest] = splitOnce(afterTime, JSON.stringify(DEMO_TRACE));
+  return { response, text: [beforeId, beforeTime, beforeTrace, rest] };
+}
+
+function splitOnce(text: string, marker: string): [string, string] {
+  const at = text.indexOf(marker);
+  if (at < 0 || text.indexOf(marker, at + marker.length) >= 0) throw new Error(`the demo response must hold ${marker} exactly once`);
+  return [text.slice(0, at), text.slice(at + marker.length)];
 }

@@ -1,4 +1,8 @@
 /** Risk settings and strategies as the spec defines them (spec: "RiskSettings", "Limits"). */
+import type { RiskSettingsInput, SnakeShape } from '../request/classes.js';
+
+/** Each field of the request's risk settings, set (the request class is where the fields are declared). */
+type RiskSettingsFields = { [K in keyof SnakeShape<RiskSettingsInput>]-?: NonNullable<SnakeShape<RiskSettingsInput>[K]> };
 
 export const ALLOCATION_STRATEGIES = ['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED'] as const;
 export type AllocationStrategy = (typeof ALLOCATION_STRATEGIES)[number];
@@ -26,24 +30,12 @@ export const STRATEGY_INFO: readonly StrategyInfo[] = [
   },
 ];
 
-export interface RiskSettings {
-  max_risk_per_trade: number;
-  max_portfolio_risk: number;
-  max_position_size: number;
-  max_positions: number;
-  allocation_strategy: AllocationStrategy;
-  softmax_temperature: number | null;
-  reward_multiplier: number | null;
-  stage_weights: Record<string, number> | null;
-  half_kelly: boolean | null;
-}
-
 /**
  * Defaults the server applies when risk_settings (or a field of it) is omitted. The spec fixes the
  * first four; it leaves the strategy open, and the product default is HYBRID_WEIGHTED (it uses every
  * signal the analysis produces; see README "Allocation").
  */
-export const DEFAULT_RISK_SETTINGS: Readonly<RiskSettings> = Object.freeze({
+const DEFAULTS = {
   max_risk_per_trade: 0.01,
   max_portfolio_risk: 0.05,
   max_position_size: 0.2,
@@ -53,7 +45,15 @@ export const DEFAULT_RISK_SETTINGS: Readonly<RiskSettings> = Object.freeze({
   reward_multiplier: null,
   stage_weights: null,
   half_kelly: null,
-});
+} as const satisfies { [K in keyof RiskSettingsFields]: RiskSettingsFields[K] | null };
+
+/**
+ * The effective risk settings: the fields of the request's RiskSettingsInput (their one definition), in
+ * snake_case; a field with a default is always set, the others are null when not sent.
+ */
+export type RiskSettings = { [K in keyof RiskSettingsFields]: null extends (typeof DEFAULTS)[K] ? RiskSettingsFields[K] | null : RiskSettingsFields[K] };
+
+export const DEFAULT_RISK_SETTINGS: Readonly<RiskSettings> = Object.freeze(DEFAULTS);
 
 /** spec "Limits": total_capital minimum. */
 export const MIN_TOTAL_CAPITAL = 1000;

@@ -6,7 +6,7 @@
 import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
-import { PortfolioRequestInput } from '../dto.js';
+import { ConstraintPackInput, fieldsOf, PolicyExplanationInput, PortfolioRequestInput, RiskSettingsInput, type DtoClass } from '../dto.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
 import type { PortfolioAllocation } from '../engine/types.js';
 import type { AllocationService, PortfolioResponse } from '../service.js';
@@ -41,17 +41,10 @@ export class AllocationLimits {
   defaultRiskSettings!: RiskSettingsType;
 }
 
-const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({
-  maxRiskPerTrade: s.max_risk_per_trade,
-  maxPortfolioRisk: s.max_portfolio_risk,
-  maxPositionSize: s.max_position_size,
-  maxPositions: s.max_positions,
-  allocationStrategy: s.allocation_strategy as AllocationStrategyEnum,
-  softmaxTemperature: s.softmax_temperature,
-  rewardMultiplier: s.reward_multiplier,
-  stageWeights: s.stage_weights,
-  halfKelly: s.half_kelly,
-});
+/** A section of the request (or its effective form) as its output type: each field of the request class under its camelCase name. */
+const asOutputType = <T>(cls: DtoClass, value: object): T =>
+  Object.fromEntries(fieldsOf(cls).map((f) => [f.prop, (value as Record<string, unknown>)[f.name] ?? null])) as T;
+const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => asOutputType(RiskSettingsInput, s);
 
 const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
   symbol: a.symbol,
@@ -110,19 +103,8 @@ function toPortfolioType(p: PortfolioResponse): PortfolioType {
       softmaxTemperatureEffective: d.softmax_temperature_effective,
       bindingNotes: d.binding_notes,
     },
-    policyExplanation: {
-      schemaVersion: p.policy_explanation.schema_version,
-      mapperVersion: p.policy_explanation.mapper_version,
-      presetKey: p.policy_explanation.preset_key,
-      bullets: p.policy_explanation.bullets,
-    },
-    constraintPack: pack && {
-      schemaVersion: pack.schema_version,
-      maxPortfolioTurnoverAnnual: pack.max_portfolio_turnover_annual,
-      volTargetAnnual: pack.vol_target_annual,
-      sectorCaps: pack.sector_caps,
-      covarianceModel: pack.covariance_model,
-    },
+    policyExplanation: asOutputType(PolicyExplanationInput, p.policy_explanation),
+    constraintPack: pack && asOutputType(ConstraintPackInput, pack),
     analysisDate: p.analysis_date,
   };
 }

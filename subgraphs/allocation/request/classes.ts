@@ -1,0 +1,304 @@
+/**
+ * The optimize request as one set of classes, the single source of its contract: each class is a
+ * GraphQL input type (type-graphql) and carries its rules as class-validator decorators. From that
+ * metadata request/schema.ts derives the JSON Schema published in /openapi.json, and request/validator.ts
+ * compiles it once into the validator both `POST /api/v1/portfolios/optimize` and
+ * `Mutation.optimizePortfolio` use (class-validator's own validate() is not run). Rules JSON Schema
+ * cannot state are `x-` keywords of request/rules.ts, attached here with `@rule`.
+ *
+ * Properties are camelCase (GraphQL's names); the REST body and the published schema use their
+ * snake_case forms (camelToSnake). Free-form maps (stage_weights, sector_caps, prior_book_weights,
+ * risk_quiz_answers) keep their keys as sent: they are data, not field names.
+ *
+ * Decorators apply bottom-up, so each line lists its checks from last to first: the presence and type
+ * check sits nearest the property.
+ */
+import 'reflect-metadata';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsISO4217CurrencyCode,
+  IsISO8601,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateBy,
+  ValidateNested,
+} from 'class-validator';
+import { JSONObjectResolver } from 'graphql-scalars';
+import { Field, Float, getMetadataStorage, InputType, Int, registerEnumType } from 'type-graphql';
+import { ALLOCATION_STRATEGIES, MIN_TOTAL_CAPITAL, type AllocationStrategy } from '../engine/risk-settings.js';
+import { DISTINCT_KEYS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL, RISK_QUIZ_ANSWERS, STAGE_KEY_PATTERN, SUM_MAX, WHOLE_CENTS, type RequestRule } from './rules.js';
+
+/** The strategies as a GraphQL enum (registered here, beside the input that first uses it). */
+export enum AllocationStrategyEnum {
+  EQUAL_WEIGHT = 'EQUAL_WEIGHT',
+  STAGE_WEIGHTED = 'STAGE_WEIGHTED',
+  CONFIDENCE_WEIGHTED = 'CONFIDENCE_WEIGHTED',
+  KELLY_CRITERION = 'KELLY_CRITERION',
+  HYBRID_WEIGHTED = 'HYBRID_WEIGHTED',
+}
+registerEnumType(AllocationStrategyEnum, { name: 'AllocationStrategy' });
+
+/** Currency of a request that names none. */
+export const DEFAULT_CURRENCY = 'USD';
+
+const FINITE = { allowNaN: false, allowInfinity: false } as const;
+
+/** An `x-` rule of rules.ts on a property (its schema value as the constraint; null passes). */
+function rule<S>(r: RequestRule<S>, value: S) {
+  return ValidateBy({
+    name: r.keyword,
+    constraints: [value],
+    validator: {
+      validate: (v: unknown) => v === null || v === undefined || r.problem(v, value) === null,
+      defaultMessage: (args) => `${args?.property} ${r.problem(args?.value, value) ?? ''}`,
+    },
+  });
+}
+
+/** The JSON Schema of a free-form map's keys and values (`propertyNames`, `maxProperties`, `additionalProperties`). */
+export interface MapEntries {
+  keys?: string;
+  maxEntries?: number;
+  values: { type: 'number'; minimum: number; maximum: number } | { type: 'string'; maxLength: number };
+}
+export const MAP_ENTRIES = 'mapEntries';
+
+/** A free-form map's entries, recorded as metadata for the derived schema (the compiled validator checks them). */
+function mapOf(entries: MapEntries) {
+  return ValidateBy({ name: MAP_ENTRIES, constraints: [entries], validator: { validate: () => true } });
+}
+
+const FRACTION = { type: 'number', minimum: 0, maximum: 1 } as const;
+/** Keys that are not blank. */
+const NON_BLANK = '\\S';
+
+@InputType({ description: 'spec RiskSettings; every omitted field takes the server default (see allocationLimits)' })
+export class RiskSettingsInput {
+  @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk per trade (default 0.01)' })
+  @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
+  maxRiskPerTrade?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk in total (default 0.05)' })
+  @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
+  maxPortfolioRisk?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Max weight of one name, 0..1 (default 0.2)' })
+  @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
+  maxPositionSize?: number | null;
+
+  @Field(() => Int, { nullable: true, description: `Maximum number of positions, 1..${MAX_POSITIONS_LIMIT} (default 30)` })
+  @IsOptional() @Max(MAX_POSITIONS_LIMIT) @Min(1) @IsInt()
+  maxPositions?: number | null;
+
+  @Field(() => AllocationStrategyEnum, { nullable: true })
+  @IsOptional() @IsIn(ALLOCATION_STRATEGIES as unknown as string[])
+  allocationStrategy?: AllocationStrategy | null;
+
+  @Field(() => Float, { nullable: true, description: 'Softmax temperature (> 0, at most 100); higher gives more uniform weights' })
+  @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
+  softmaxTemperature?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Kelly reward scale (> 0, at most 100)' })
+  @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
+  rewardMultiplier?: number | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Stage -> factor, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}' })
+  @IsOptional() @rule(DISTINCT_KEYS, 'stage') @mapOf({ keys: STAGE_KEY_PATTERN, values: { type: 'number', minimum: 0, maximum: 100 } }) @IsObject()
+  stageWeights?: Record<string, number> | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional() @IsBoolean()
+  halfKelly?: boolean | null;
+}
+
+@InputType({ description: 'spec ConstraintPackV1' })
+export class ConstraintPackInput {
+  @Field(() => String)
+  @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
+  schemaVersion!: string;
+
+  @Field(() => Float, { nullable: true, description: 'One-way annual turnover cap as a fraction (0..10)' })
+  @IsOptional() @Max(10) @Min(0) @IsNumber(FINITE)
+  maxPortfolioTurnoverAnnual?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Annualised volatility target as a fraction (0..2]' })
+  @IsOptional() @Max(2) @Min(0.0001) @IsNumber(FINITE)
+  volTargetAnnual?: number | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Sector label -> max weight 0..1; DEFAULT caps every single name' })
+  @IsOptional() @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
+  sectorCaps?: Record<string, number> | null;
+
+  @Field(() => String, { nullable: true, description: 'Reserved; the covariance is always Ledoit-Wolf shrunk' })
+  @IsOptional() @MaxLength(50) @IsString()
+  covarianceModel?: string | null;
+}
+
+@InputType({ description: 'Preset key and description from the risk wizard' })
+export class SuggestedPresetInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(50) @IsString()
+  key?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(500) @IsString()
+  description?: string | null;
+}
+
+/** Raw quiz answers: at most 50, each a string of at most 200 characters. */
+const QUIZ_ANSWERS: MapEntries = { maxEntries: 50, values: { type: 'string', maxLength: 200 } };
+
+@InputType({ description: 'spec InvestorProfileV1: a questionnaire snapshot stored with the portfolio' })
+export class InvestorProfileInput {
+  @Field(() => String)
+  @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
+  schemaVersion!: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 8601' })
+  @IsOptional() @IsISO8601({ strict: true }) @IsString()
+  recordedAt?: string | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true })
+  @IsOptional() @mapOf(QUIZ_ANSWERS) @IsObject()
+  riskQuizAnswers?: Record<string, string> | null;
+
+  @Field(() => SuggestedPresetInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  suggestedPreset?: SuggestedPresetInput | null;
+}
+
+@InputType({ description: 'spec PolicyExplanationV1 (a client hint: the server replaces it with its own)' })
+export class PolicyExplanationInput {
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(20) @IsString()
+  schemaVersion?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(20) @IsString()
+  mapperVersion?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(50) @IsString()
+  presetKey?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  @IsOptional() @MaxLength(500, { each: true }) @ArrayMaxSize(50) @IsString({ each: true }) @IsArray()
+  bullets?: string[] | null;
+}
+
+@InputType({ description: 'spec PortfolioRequest' })
+export class PortfolioRequestInput {
+  @Field(() => String)
+  @MaxLength(200) @MinLength(1) @IsString() @IsDefined()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional() @MaxLength(2000) @IsString()
+  description?: string | null;
+
+  @Field(() => Float, { description: `At least ${MIN_TOTAL_CAPITAL}` })
+  @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @Min(MIN_TOTAL_CAPITAL) @IsNumber(FINITE) @IsDefined()
+  totalCapital!: number;
+
+  @Field(() => String, { nullable: true, description: `ISO 4217 code, default ${DEFAULT_CURRENCY}` })
+  @IsOptional() @IsISO4217CurrencyCode() @Matches(/^[A-Z]{3}$/) @IsString()
+  currency?: string | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Raw quiz answers (goal, horizon, drawdown, volatility, concentration, preference)' })
+  @IsOptional() @rule(RISK_QUIZ_ANSWERS, true) @mapOf(QUIZ_ANSWERS) @IsObject()
+  riskQuizAnswers?: Record<string, string> | null;
+
+  @Field(() => SuggestedPresetInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  suggestedPreset?: SuggestedPresetInput | null;
+
+  @Field(() => RiskSettingsInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  riskSettings?: RiskSettingsInput | null;
+
+  @Field(() => InvestorProfileInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  investorProfile?: InvestorProfileInput | null;
+
+  @Field(() => ConstraintPackInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  constraintPack?: ConstraintPackInput | null;
+
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'Symbol -> fraction of total_capital held before; the fractions sum to at most 1' })
+  @IsOptional() @rule(SUM_MAX, 1) @rule(DISTINCT_KEYS, 'symbol') @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
+  priorBookWeights?: Record<string, number> | null;
+
+  @Field(() => PolicyExplanationInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  policyExplanation?: PolicyExplanationInput | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The classes as a model: field names in both spellings, nested classes, and the snake_case shape types
+// ---------------------------------------------------------------------------------------------------------
+
+export type DtoClass = new () => object;
+
+/** The published name of each class's schema (the spec's names), the request itself first. */
+export const REQUEST_CLASSES: ReadonlyArray<readonly [DtoClass, string]> = [
+  [PortfolioRequestInput, 'PortfolioRequest'],
+  [RiskSettingsInput, 'RiskSettings'],
+  [ConstraintPackInput, 'ConstraintPackV1'],
+  [InvestorProfileInput, 'InvestorProfileV1'],
+  [PolicyExplanationInput, 'PolicyExplanationV1'],
+  [SuggestedPresetInput, 'SuggestedPreset'],
+];
+const DTO_CLASSES: ReadonlySet<unknown> = new Set(REQUEST_CLASSES.map(([cls]) => cls));
+
+export const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const camelToSnake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** One field of a class: its property (camelCase), its REST name (snake_case) and its class when it nests one. */
+export interface RequestField {
+  prop: string;
+  name: string;
+  nested: DtoClass | null;
+}
+
+/** The class a field nests, as its GraphQL type says (`@Field(() => RiskSettingsInput)`), or null. */
+function nestedClassOf(cls: DtoClass, prop: string): DtoClass | null {
+  const type: unknown = getMetadataStorage()
+    .fields.find((f) => f.target === cls && f.name === prop)
+    ?.getType();
+  return DTO_CLASSES.has(type) ? (type as DtoClass) : null;
+}
+
+const fieldTables = new Map<DtoClass, readonly RequestField[]>();
+/** A class's fields in declaration order (class fields exist on every instance: ES2022). */
+export function fieldsOf(cls: DtoClass): readonly RequestField[] {
+  let fields = fieldTables.get(cls);
+  if (!fields) {
+    fields = Object.keys(new cls()).map((prop) => ({ prop, name: camelToSnake(prop), nested: nestedClassOf(cls, prop) }));
+    fieldTables.set(cls, fields);
+  }
+  return fields;
+}
+
+type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : S;
+/** A class's shape with snake_case keys, nested classes included (maps and lists are kept). */
+export type SnakeShape<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T as K extends string ? SnakeCase<K> : K]: SnakeShape<T[K]> }
+    : T;
+/** The REST body of optimize (spec "PortfolioRequest"), as the validator accepts it. */
+export type RequestBody = SnakeShape<PortfolioRequestInput>;

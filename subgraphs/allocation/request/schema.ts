@@ -1,0 +1,141 @@
+/**
+ * The optimize request's JSON Schema, derived from the request classes (request/classes.ts): their
+ * class-validator metadata gives each field's type and rules, their type-graphql metadata its
+ * description, nothing is written twice. One component per class under the spec's name
+ * (PortfolioRequest, RiskSettings, ConstraintPackV1, InvestorProfileV1, PolicyExplanationV1,
+ * SuggestedPreset); nested classes are `$ref`s to them. Rules plain JSON Schema cannot state are the
+ * `x-` keywords of request/rules.ts, each explained in its field's description.
+ *
+ * Every optional field accepts null (the server treats null as omitted); unknown fields are refused.
+ * A decorator this module does not know is an error at startup, so no rule can go unpublished.
+ */
+import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage as graphqlMetadata } from 'type-graphql';
+import { DEFAULT_RISK_SETTINGS } from '../engine/risk-settings.js';
+import { DEFAULT_CURRENCY, fieldsOf, MAP_ENTRIES, PortfolioRequestInput, REQUEST_CLASSES, RiskSettingsInput, type DtoClass, type MapEntries } from './classes.js';
+import { KNOWN_PRESET, REQUEST_RULES, STORABLE_TEXT } from './rules.js';
+
+export type JsonSchema = { [keyword: string]: unknown };
+type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
+
+/** Defaults the server applies to omitted fields, published as `default`. */
+const DEFAULTS = new Map<DtoClass, Readonly<Record<string, unknown>>>([
+  [RiskSettingsInput, DEFAULT_RISK_SETTINGS],
+  [PortfolioRequestInput, { currency: DEFAULT_CURRENCY }],
+]);
+
+/** The `x-` keywords by name, with what each means. */
+const RULES = new Map(REQUEST_RULES.map((r) => [r.keyword, r]));
+
+/** What a class-validator decorator (by its metadata name) says in JSON Schema; `items` for `each`. */
+const KEYWORDS: Readonly<Record<string, (constraints: unknown[]) => JsonSchema>> = {
+  isNumber: () => ({ type: 'number' }),
+  isInt: () => ({ type: 'integer' }),
+  isString: () => ({ type: 'string' }),
+  isBoolean: () => ({ type: 'boolean' }),
+  isObject: () => ({ type: 'object' }),
+  isArray: () => ({ type: 'array' }),
+  min: ([limit]) => ({ minimum: limit }),
+  max: ([limit]) => ({ maximum: limit }),
+  minLength: ([limit]) => ({ minLength: limit }),
+  maxLength: ([limit]) => ({ maxLength: limit }),
+  arrayMaxSize: ([limit]) => ({ maxItems: limit }),
+  isIn: ([values]) => ({ enum: [...(values as unknown[])] }),
+  matches: ([pattern]) => {
+    if (!(pattern instanceof RegExp) || pattern.flags !== '') throw new Error('@Matches needs a RegExp without flags to be published');
+    return { pattern: pattern.source };
+  },
+  isIso8601: ([options]) => {
+    if ((options as { strict?: boolean } | undefined)?.strict !== true) throw new Error('@IsISO8601 is published as x-iso8601 "strict" only');
+    return { 'x-iso8601': 'strict' };
+  },
+  isISO4217CurrencyCode: () => ({ 'x-iso4217': true }),
+  [MAP_ENTRIES]: ([entries]) => {
+    const { keys, maxEntries, values } = entries as MapEntries;
+    return { ...(keys ? { propertyNames: { pattern: keys } } : {}), ...(maxEntries ? { maxProperties: maxEntries } : {}), additionalProperties: { ...values } };
+  },
+};
+
+function keywordsOf(meta: ValidationMetadata): JsonSchema {
+  const name = meta.name ?? meta.type;
+  if (RULES.has(name as `x-${string}`)) return { [name]: meta.constraints[0] };
+  const convert = KEYWORDS[name];
+  if (!convert) throw new Error(`the request schema cannot publish @${name} (${String((meta.target as DtoClass).name)}.${meta.propertyName})`);
+  return convert(meta.constraints ?? []);
+}
+
+const describeRules = (schema: JsonSchema): string[] =>
+  Object.entries(schema).flatMap(([keyword, value]) => {
+    const r = RULES.get(keyword as `x-${string}`);
+    return r ? [r.describe(value as never)] : [];
+  });
+
+function classSchema(cls: DtoClass, id: string, ids: ReadonlyMap<DtoClass, string>): JsonSchema {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  const descriptions = graphqlMetadata();
+  const described = (prop: string) => descriptions.fields.find((f) => f.target === cls && f.name === prop)?.description;
+  const defaults = DEFAULTS.get(cls) ?? {};
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of fieldsOf(cls)) {
+    let schema: JsonSchema = {};
+    const items: JsonSchema = {};
+    let optional = false;
+    for (const meta of metadata.filter((m) => m.propertyName === field.prop)) {
+      if (meta.type === 'conditionalValidation') optional = true;
+      else if (meta.type === 'isDefined') required.push(field.name);
+      else if (meta.type === 'nestedValidation') continue;
+      else if (meta.each) Object.assign(items, keywordsOf(meta));
+      else Object.assign(schema, keywordsOf(meta));
+    }
+    if (Object.keys(items).length) schema.items = items;
+    // @IsIn alone: the type is its values' (all of one JSON type).
+    if (schema.type === undefined && Array.isArray(schema.enum)) schema = { type: [...new Set(schema.enum.map((v) => typeof v))].join(), ...schema };
+    if (field.nested) {
+      const ref = { $ref: `${ids.get(field.nested)}#` };
+      schema = optional ? { anyOf: [ref, { type: 'null' }] } : { allOf: [ref] };
+    } else if (optional) {
+      schema.type = [schema.type, 'null'];
+      if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+    }
+    const text = [described(field.prop), ...describeRules(schema)].filter(Boolean).join('; ');
+    properties[field.name] = {
+      ...schema,
+      ...(defaults[field.name] !== undefined && defaults[field.name] !== null ? { default: defaults[field.name] } : {}),
+      ...(text ? { description: text } : {}),
+    };
+  }
+  const description = descriptions.inputTypes.find((t) => t.target === cls)?.description;
+  return {
+    $id: id,
+    type: 'object',
+    ...(description ? { description } : {}),
+    ...(required.length ? { required } : {}),
+    properties,
+    additionalProperties: false,
+  };
+}
+
+let derived: readonly JsonSchema[] | null = null;
+
+/**
+ * The request's component schemas, PortfolioRequest first (derived once). The request itself also
+ * carries the rules of the whole document: `x-storable-text` (no string or key anywhere in it may hold
+ * a NUL or an unpaired surrogate) and `x-known-preset`.
+ */
+export function requestSchemas(): readonly JsonSchema[] {
+  if (!derived) {
+    const ids = new Map(REQUEST_CLASSES);
+    derived = REQUEST_CLASSES.map(([cls, id], i) => {
+      const schema = classSchema(cls, id, ids);
+      if (i > 0) return schema;
+      return {
+        ...schema,
+        [STORABLE_TEXT.keyword]: true,
+        [KNOWN_PRESET.keyword]: true,
+        description: `${String(schema.description ?? '')}; ${STORABLE_TEXT.describe(true)}; ${KNOWN_PRESET.describe(true)}. Unknown fields are refused; every optional field may be null (the same as omitted)`,
+      };
+    });
+  }
+  return derived;
+}
