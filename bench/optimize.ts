@@ -20,7 +20,9 @@
  *      alone over the same candidates and closes.
  *   3. REST throughput: the real allocation origin (rate limiter on the path, with a budget above the
  *      load) answering `POST /api/v1/portfolios/optimize` with the demo body and no token on the
- *      500-symbol store, against a bare Fastify route answering the same bytes from memory. Load from
+ *      500-symbol store, against a bare Fastify route answering the same bytes from memory, and a route
+ *      of the same origin answering them from memory (the shell's floor: what the origin's hooks, body
+ *      parser and headers cost without any route work). Load from
  *      a child process (http-load.ts): keep-alive connections, warm-up, fixed window, rounds, median
  *      ratio.
  *
@@ -274,8 +276,12 @@ interface Throughput {
   bareRps: number;
   ratio: number;
   cpuRatio: number;
+  /** The shell's floor (a route of the same origin answering from memory) against the bare route. */
+  floorRatio: number;
   responseBytes: number;
 }
+
+const FLOOR_PATH = '/bench/floor';
 
 async function throughput(store: Store): Promise<Throughput> {
   const { seconds, connections, warmupMs, rounds } = loadSettings();
@@ -283,12 +289,17 @@ async function throughput(store: Store): Promise<Throughput> {
   const { config, configDir } = benchOriginConfig('optimize');
   const deps: OriginDeps = { config, partnerAuth: resolvePartnerAuth(config), db: store.db };
   const origin = await buildAllocationOrigin(deps);
+  // The shell's floor: a route of the same origin (every global hook: trace id, limits, headers, body
+  // parser) answering the same text from memory, so the gap to the bare route splits into shell and route.
+  origin.post(FLOOR_PATH, async (_request, reply) => reply.type('application/json; charset=utf-8').send(floorText));
+  let floorText = '';
   const originUrl = await origin.listen({ host: '127.0.0.1', port: 0 });
   const body = JSON.stringify(DEMO_OPTIMIZE_BODY);
   const headers = { 'content-type': 'application/json' };
   const first = await fetch(`${originUrl}${OPTIMIZE_PATH}`, { method: 'POST', headers, body });
   const responseText = await first.text();
   if (first.status !== 200) throw new Error(`the demo optimize answered ${first.status}: ${responseText}`);
+  floorText = responseText;
 
   // The baseline: the same route and request body, the same response bytes from memory.
   const bare = Fastify({ logger: false });
@@ -305,6 +316,7 @@ async function throughput(store: Store): Promise<Throughput> {
   const scenarios: Scenario[] = [
     { label: 'bare Fastify, same response from memory (baseline)', job: job(bareUrl) },
     { label: `allocation origin, demo optimize, ${int(store.size)} symbols`, job: job(originUrl) },
+    { label: 'allocation origin, same response from memory (shell floor)', job: { ...job(originUrl), urls: [`${originUrl}${FLOOR_PATH}`] } },
   ];
   console.log(
     `  POST ${OPTIMIZE_PATH}, demo body (${body.length} B) -> ${(responseText.length / 1024).toFixed(1)} KiB, ${connections} keep-alive connections, ` +
@@ -314,7 +326,15 @@ async function throughput(store: Store): Promise<Throughput> {
   const rps = (i: number) => median(results[i].map((r) => r.requests / r.seconds));
   await Promise.all([bare.close(), origin.close()]);
   fs.rmSync(configDir, { recursive: true, force: true });
-  return { size: store.size, bareRps: rps(0), originRps: rps(1), ratio: median(ratios[1]), cpuRatio: median(cpuRatios[1]), responseBytes: responseText.length };
+  return {
+    size: store.size,
+    bareRps: rps(0),
+    originRps: rps(1),
+    ratio: median(ratios[1]),
+    cpuRatio: median(cpuRatios[1]),
+    floorRatio: median(ratios[2]),
+    responseBytes: responseText.length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -360,7 +380,8 @@ async function main(): Promise<void> {
     if (rest) {
       console.log(
         `  REST demo optimize (${int(rest.size)} symbols): ${int(rest.originRps)} req/s vs bare Fastify ${int(rest.bareRps)} req/s: ` +
-          `${(100 * rest.ratio).toFixed(1)}% of the throughput, ${(100 * rest.cpuRatio).toFixed(1)}% by CPU cost (median of the rounds)`,
+          `${(100 * rest.ratio).toFixed(1)}% of the throughput, ${(100 * rest.cpuRatio).toFixed(1)}% by CPU cost (median of the rounds); ` +
+          `the origin's shell alone (same response from memory) ${(100 * rest.floorRatio).toFixed(1)}%`,
       );
     }
     const big = latencies.find((l) => l.size === 5000) ?? latencies[latencies.length - 1];

@@ -247,9 +247,15 @@ export class AllocationService {
     const id = `demo-${randomUUID()}`;
     const createdAt = this.now().toISOString();
     const [beforeId, beforeTime, beforeTrace, rest] = answer.text;
+    const template = answer.response;
+    let response: PortfolioResponse | undefined;
     return {
-      response: { ...answer.response, portfolio_id: id, created_at: createdAt, trace_id: options.traceId },
-      responseText: beforeId + JSON.stringify(id) + beforeTime + JSON.stringify(createdAt) + beforeTrace + JSON.stringify(options.traceId) + rest,
+      // Built only when asked for (GraphQL); REST sends the text.
+      get response() {
+        return (response ??= { ...template, portfolio_id: id, created_at: createdAt, trace_id: options.traceId });
+      },
+      // The id (a UUID) and the time (ISO 8601) need no JSON escaping; the trace id is the client's text.
+      responseText: `${beforeId}"${id}"${beforeTime}"${createdAt}"${beforeTrace}${JSON.stringify(options.traceId)}${rest}`,
       replayed: false,
       persisted: false,
     };
@@ -356,19 +362,32 @@ function decodeCursor(text: string): store.PortfolioCursor {
  * are compared field by field; anything else as a whole. Named in the caller's field naming.
  */
 function demoDifferences(actual: unknown, demo: unknown, naming: FieldNaming, path = ''): ErrorDetail[] {
+  if (sameJson(actual, demo)) return [];
   const field = (key: string) => (path ? `${path}.${key}` : key);
-  const named = (at: string) => namedPath(at, naming);
   if (isJsonObject(demo) && isJsonObject(actual)) {
     const out: ErrorDetail[] = [];
     for (const [key, wanted] of Object.entries(demo)) out.push(...demoDifferences(actual[key], wanted, naming, field(key)));
     for (const [key, value] of Object.entries(actual)) {
-      if (!(key in demo) && value !== null && value !== undefined) out.push({ field: named(field(key)), message: 'not part of the demo body' });
+      if (!(key in demo) && value !== null && value !== undefined) out.push({ field: namedPath(field(key), naming), message: 'not part of the demo body' });
     }
     return out;
   }
-  if (JSON.stringify(actual) === JSON.stringify(demo)) return [];
   const missing = actual === undefined || actual === null;
-  return [{ field: named(path), message: `the demo body has ${JSON.stringify(demo)}${missing ? ' (missing)' : ` (got ${JSON.stringify(actual)})`}` }];
+  return [{ field: namedPath(path, naming), message: `the demo body has ${JSON.stringify(demo)}${missing ? ' (missing)' : ` (got ${JSON.stringify(actual)})`}` }];
+}
+
+/** Whether two JSON values are equal, fields that are null or absent on either side counting as the same. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const key in x) if (Object.prototype.hasOwnProperty.call(x, key) && !sameJson(x[key] ?? null, y[key] ?? null)) return false;
+  for (const key in y) if (Object.prototype.hasOwnProperty.call(y, key) && !(key in x) && y[key] !== null && y[key] !== undefined) return false;
+  return true;
 }
 
 const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -173,11 +173,31 @@ export function unstorableText(document: unknown): PathStep[][] {
   return out;
 }
 
+/** Whether any string value or object key of the document cannot be stored (the same walk, without paths). */
+function hasUnstorableText(document: unknown): boolean {
+  const stack: unknown[] = [document];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        if (UNSTORABLE.test(key)) return true;
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 export const STORABLE_TEXT: RequestRule<true> = {
   keyword: 'x-storable-text',
   type: 'object',
   describe: () => 'no string or key anywhere in it holds a NUL character or an unpaired surrogate',
-  problem: (value) => (unstorableText(value).length ? UNSTORABLE_TEXT_MESSAGE : null),
+  problem: (value) => (hasUnstorableText(value) ? UNSTORABLE_TEXT_MESSAGE : null),
   details: (value) => unstorableText(value).map((steps) => ({ steps, message: UNSTORABLE_TEXT_MESSAGE })),
 };
 
