@@ -80,44 +80,65 @@ function mapOf(entries: MapEntries) {
   return ValidateBy({ name: MAP_ENTRIES, constraints: [entries], validator: { validate: () => true } });
 }
 
+const docs = new WeakMap<object, Map<string, string>>();
+/** A field's description in the published JSON Schema (the REST wording; GraphQL keeps its @Field description). */
+function doc(text: string): PropertyDecorator {
+  return (prototype, prop) => {
+    const fields = docs.get(prototype) ?? new Map<string, string>();
+    fields.set(String(prop), text);
+    docs.set(prototype, fields);
+  };
+}
+/** The @doc text of a field, if any. */
+export const docOf = (cls: DtoClass, prop: string): string | undefined => docs.get(cls.prototype)?.get(prop);
+
 const FRACTION = { type: 'number', minimum: 0, maximum: 1 } as const;
 /** Keys that are not blank. */
 const NON_BLANK = '\\S';
 
 @InputType({ description: 'spec RiskSettings; every omitted field takes the server default (see allocationLimits)' })
 export class RiskSettingsInput {
+  @doc('fraction 0..1 of capital at risk per position (shares x (entry - stop))')
   @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk per trade (default 0.01)' })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxRiskPerTrade?: number | null;
 
+  @doc('fraction 0..1 of capital at risk across all stops')
   @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk in total (default 0.05)' })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxPortfolioRisk?: number | null;
 
+  @doc('max weight of a single name, fraction 0..1')
   @Field(() => Float, { nullable: true, description: 'Max weight of one name, 0..1 (default 0.2)' })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxPositionSize?: number | null;
 
+  @doc('maximum number of positions')
   @Field(() => Int, { nullable: true, description: `Maximum number of positions, 1..${MAX_POSITIONS_LIMIT} (default 30)` })
   @IsOptional() @Max(MAX_POSITIONS_LIMIT) @Min(1) @IsInt()
   maxPositions?: number | null;
 
+  @doc('how capital is weighted across eligible names')
   @Field(() => AllocationStrategyEnum, { nullable: true })
   @IsOptional() @IsIn(ALLOCATION_STRATEGIES as unknown as string[])
   allocationStrategy?: AllocationStrategy | null;
 
+  @doc('softmax-style strategies: higher gives more uniform weights')
   @Field(() => Float, { nullable: true, description: 'Softmax temperature (> 0, at most 100); higher gives more uniform weights' })
   @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
   softmaxTemperature?: number | null;
 
+  @doc('Kelly reward scale, used with KELLY_CRITERION')
   @Field(() => Float, { nullable: true, description: 'Kelly reward scale (> 0, at most 100)' })
   @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
   rewardMultiplier?: number | null;
 
+  @doc('stage -> factor 0..100 for the stage and hybrid strategies, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}; keys STAGE 1..STAGE 4 (or 1..4, any case, with a space, _ or -)')
   @Field(() => JSONObjectResolver, { nullable: true, description: 'Stage -> factor, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}' })
   @IsOptional() @rule(DISTINCT_KEYS, 'stage') @mapOf({ keys: STAGE_KEY_PATTERN, values: { type: 'number', minimum: 0, maximum: 100 } }) @IsObject()
   stageWeights?: Record<string, number> | null;
 
+  @doc('half-Kelly sizing for the Kelly strategy')
   @Field(() => Boolean, { nullable: true })
   @IsOptional() @IsBoolean()
   halfKelly?: boolean | null;
@@ -125,22 +146,27 @@ export class RiskSettingsInput {
 
 @InputType({ description: 'spec ConstraintPackV1' })
 export class ConstraintPackInput {
+  @doc('version of this object, currently "1"')
   @Field(() => String)
   @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
   schemaVersion!: string;
 
+  @doc('one-way annual turnover cap as a fraction (0..10); binds against prior_book_weights, otherwise only reported in the diagnostics')
   @Field(() => Float, { nullable: true, description: 'One-way annual turnover cap as a fraction (0..10)' })
   @IsOptional() @Max(10) @Min(0) @IsNumber(FINITE)
   maxPortfolioTurnoverAnnual?: number | null;
 
+  @doc('annualised volatility target as a fraction')
   @Field(() => Float, { nullable: true, description: 'Annualised volatility target as a fraction (0..2]' })
   @IsOptional() @Max(2) @Min(0.0001) @IsNumber(FINITE)
   volTargetAnnual?: number | null;
 
+  @doc('sector label -> max weight 0..1; the DEFAULT key is a per-name cap merged with max_position_size')
   @Field(() => JSONObjectResolver, { nullable: true, description: 'Sector label -> max weight 0..1; DEFAULT caps every single name' })
   @IsOptional() @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
   sectorCaps?: Record<string, number> | null;
 
+  @doc('reserved placeholder, recorded only (the covariance is always Ledoit-Wolf shrunk)')
   @Field(() => String, { nullable: true, description: 'Reserved; the covariance is always Ledoit-Wolf shrunk' })
   @IsOptional() @MaxLength(50) @IsString()
   covarianceModel?: string | null;
@@ -148,10 +174,12 @@ export class ConstraintPackInput {
 
 @InputType({ description: 'Preset key and description from the risk wizard' })
 export class SuggestedPresetInput {
+  @doc('preset key')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(50) @IsString()
   key?: string | null;
 
+  @doc('preset description')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(500) @IsString()
   description?: string | null;
@@ -162,18 +190,22 @@ const QUIZ_ANSWERS: MapEntries = { maxEntries: 50, values: { type: 'string', max
 
 @InputType({ description: 'spec InvestorProfileV1: a questionnaire snapshot stored with the portfolio' })
 export class InvestorProfileInput {
+  @doc('version of this object')
   @Field(() => String)
   @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
   schemaVersion!: string;
 
+  @doc('ISO 8601 time the questionnaire was answered')
   @Field(() => String, { nullable: true, description: 'ISO 8601' })
   @IsOptional() @IsISO8601({ strict: true }) @IsString()
   recordedAt?: string | null;
 
+  @doc('quiz key -> answer string, as answered (stored with the portfolio, not scored)')
   @Field(() => JSONObjectResolver, { nullable: true })
   @IsOptional() @mapOf(QUIZ_ANSWERS) @IsObject()
   riskQuizAnswers?: Record<string, string> | null;
 
+  @doc('preset key and description from the risk wizard')
   @Field(() => SuggestedPresetInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   suggestedPreset?: SuggestedPresetInput | null;
@@ -181,18 +213,22 @@ export class InvestorProfileInput {
 
 @InputType({ description: 'spec PolicyExplanationV1 (a client hint: the server replaces it with its own)' })
 export class PolicyExplanationInput {
+  @doc('version of this object')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(20) @IsString()
   schemaVersion?: string | null;
 
+  @doc('version of the risk-quiz mapper')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(20) @IsString()
   mapperVersion?: string | null;
 
+  @doc('risk preset the settings came from')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(50) @IsString()
   presetKey?: string | null;
 
+  @doc('client hint: short audit lines (the response carries the server-built explanation instead)')
   @Field(() => [String], { nullable: true })
   @IsOptional() @MaxLength(500, { each: true }) @ArrayMaxSize(50) @IsString({ each: true }) @IsArray()
   bullets?: string[] | null;
@@ -200,46 +236,57 @@ export class PolicyExplanationInput {
 
 @InputType({ description: 'spec PortfolioRequest' })
 export class PortfolioRequestInput {
+  @doc('portfolio display name')
   @Field(() => String)
   @MaxLength(200) @MinLength(1) @IsString() @IsDefined()
   name!: string;
 
+  @doc('free text')
   @Field(() => String, { nullable: true })
   @IsOptional() @MaxLength(2000) @IsString()
   description?: string | null;
 
+  @doc('capital to allocate')
   @Field(() => Float, { description: `At least ${MIN_TOTAL_CAPITAL}` })
   @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @Min(MIN_TOTAL_CAPITAL) @IsNumber(FINITE) @IsDefined()
   totalCapital!: number;
 
+  @doc('ISO 4217 currency code')
   @Field(() => String, { nullable: true, description: `ISO 4217 code, default ${DEFAULT_CURRENCY}` })
   @IsOptional() @IsISO4217CurrencyCode() @Matches(/^[A-Z]{3}$/) @IsString()
   currency?: string | null;
 
+  @doc('raw risk-quiz answers, quiz key -> answer string; they choose the preset when there are no risk_settings')
   @Field(() => JSONObjectResolver, { nullable: true, description: 'Raw quiz answers (goal, horizon, drawdown, volatility, concentration, preference)' })
   @IsOptional() @rule(RISK_QUIZ_ANSWERS, true) @mapOf(QUIZ_ANSWERS) @IsObject()
   riskQuizAnswers?: Record<string, string> | null;
 
+  @doc('preset key and description from the risk wizard')
   @Field(() => SuggestedPresetInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   suggestedPreset?: SuggestedPresetInput | null;
 
+  @doc('risk limits and strategy; omitted fields (or all of it) take the server defaults')
   @Field(() => RiskSettingsInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   riskSettings?: RiskSettingsInput | null;
 
+  @doc('questionnaire snapshot, stored with the portfolio')
   @Field(() => InvestorProfileInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   investorProfile?: InvestorProfileInput | null;
 
+  @doc('machine-readable constraints, stored with the portfolio')
   @Field(() => ConstraintPackInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   constraintPack?: ConstraintPackInput | null;
 
+  @doc('symbol -> fraction 0..1 of total_capital held before; used for rebalance-only blending with the constraint pack\'s turnover cap')
   @Field(() => JSONObjectResolver, { nullable: true, description: 'Symbol -> fraction of total_capital held before; the fractions sum to at most 1' })
   @IsOptional() @rule(SUM_MAX, 1) @rule(DISTINCT_KEYS, 'symbol') @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
   priorBookWeights?: Record<string, number> | null;
 
+  @doc('client hint; the response carries the server-built explanation instead')
   @Field(() => PolicyExplanationInput, { nullable: true })
   @IsOptional() @ValidateNested() @IsObject()
   policyExplanation?: PolicyExplanationInput | null;

@@ -1,7 +1,7 @@
 /**
  * The optimize request's JSON Schema, derived from the request classes (request/classes.ts): their
- * class-validator metadata gives each field's type and rules, their type-graphql metadata its
- * description, nothing is written twice. One component per class under the spec's name
+ * class-validator metadata gives each field's type and rules, their `@doc` (or else type-graphql)
+ * metadata its description, nothing is written twice. One component per class under the spec's name
  * (PortfolioRequest, RiskSettings, ConstraintPackV1, InvestorProfileV1, PolicyExplanationV1,
  * SuggestedPreset); nested classes are `$ref`s to them. Rules plain JSON Schema cannot state are the
  * `x-` keywords of request/rules.ts, each explained in its field's description.
@@ -12,7 +12,7 @@
 import { getMetadataStorage } from 'class-validator';
 import { getMetadataStorage as graphqlMetadata } from 'type-graphql';
 import { DEFAULT_RISK_SETTINGS } from '../engine/risk-settings.js';
-import { DEFAULT_CURRENCY, fieldsOf, MAP_ENTRIES, PortfolioRequestInput, REQUEST_CLASSES, RiskSettingsInput, type DtoClass, type MapEntries } from './classes.js';
+import { DEFAULT_CURRENCY, docOf, fieldsOf, MAP_ENTRIES, PortfolioRequestInput, REQUEST_CLASSES, RiskSettingsInput, type DtoClass, type MapEntries } from './classes.js';
 import { KNOWN_PRESET, REQUEST_RULES, STORABLE_TEXT } from './rules.js';
 
 export type JsonSchema = { [keyword: string]: unknown };
@@ -98,7 +98,7 @@ function classSchema(cls: DtoClass, id: string, ids: ReadonlyMap<DtoClass, strin
       schema.type = [schema.type, 'null'];
       if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
     }
-    const text = [described(field.prop), ...describeRules(schema)].filter(Boolean).join('; ');
+    const text = [docOf(cls, field.prop) ?? described(field.prop), ...describeRules(schema)].filter(Boolean).join('; ');
     properties[field.name] = {
       ...schema,
       ...(defaults[field.name] !== undefined && defaults[field.name] !== null ? { default: defaults[field.name] } : {}),

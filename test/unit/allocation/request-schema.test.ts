@@ -54,7 +54,7 @@ describe('the derived schema', () => {
     expect(request.currency).toMatchObject({ type: ['string', 'null'], pattern: '^[A-Z]{3}$', 'x-iso4217': true, default: 'USD' });
     expect(request.prior_book_weights).toMatchObject({ 'x-sum-max': 1, 'x-distinct-keys': 'symbol', maxProperties: 500 });
     expect(request.risk_quiz_answers).toMatchObject({ 'x-risk-quiz': true, maxProperties: 50 });
-    expect(request.risk_settings).toEqual({ anyOf: [{ $ref: 'RiskSettings#' }, { type: 'null' }] });
+    expect(request.risk_settings).toMatchObject({ anyOf: [{ $ref: 'RiskSettings#' }, { type: 'null' }], description: expect.stringMatching(/defaults/) });
     expect(byId.get('PortfolioRequest')).toMatchObject({ 'x-storable-text': true, 'x-known-preset': true });
     expect(properties('InvestorProfileV1').recorded_at).toMatchObject({ 'x-iso8601': 'strict' });
     const risk = properties('RiskSettings');
