@@ -102,7 +102,7 @@ function toEntry(c: Candidate, dates: string[]): PatternEntry {
     breakout_level: Number.isFinite(c.breakout) ? c.breakout : null,
     invalidation_level: Number.isFinite(c.invalidation) ? c.invalidation : null,
     key_points: c.keys.map((k) => ({ label: k.label, date: dates[k.index], price: k.price })),
-    confidence_parts: { geometry: c.geometry, volume: c.volume, trend: c.trend },
+    confidence_parts: { ...c.parts },
   };
 }
 

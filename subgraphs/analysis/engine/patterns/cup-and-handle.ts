@@ -87,9 +87,12 @@ function scanCup(scan: Scan, l: number): void {
       { label: 'right_rim', index: r, price: rr },
       { label: 'handle_low', index: hx, price: low[hx] },
     ];
-    const volumeScore = volumePart(scan, pre, breakIdx);
-    const trend = trendScore(scan, l, a, 1);
-    pushCandidate(scan, 'CUP_AND_HANDLE', 1, finalStatus, keys, breakIdx, rr, invalidation, target, geometry, volumeScore, trend);
+    pushCandidate(scan, {
+      type: 'CUP_AND_HANDLE',
+      keys,
+      life: { status: finalStatus, sign: 1, breakIdx, breakout: rr, target, invalidation },
+      parts: { geometry, volume: volumePart(scan, pre, breakIdx), trend: trendScore(scan, l, a, 1) },
+    });
   };
   for (let i = l + 1; i <= end; i++) {
     if (r < 0) {

@@ -60,20 +60,12 @@ function scanDoubles(scan: Scan, pivots: Pivot[], confirmed: number): void {
       { label: 'neckline', index: mid.index, price: mid.price },
       { label: top ? 'second_peak' : 'second_trough', index: p2.index, price: p2.price },
     ];
-    pushCandidate(
-      scan,
-      top ? 'DOUBLE_TOP' : 'DOUBLE_BOTTOM',
-      sign,
-      life.status,
+    pushCandidate(scan, {
+      type: top ? 'DOUBLE_TOP' : 'DOUBLE_BOTTOM',
       keys,
-      life.breakIdx,
-      life.level,
-      life.invalidation,
-      life.target,
-      geometry,
-      volumePart(scan, pre, life.breakIdx),
-      trendScore(scan, p1.index, a, -sign),
-    );
+      life,
+      parts: { geometry, volume: volumePart(scan, pre, life.breakIdx), trend: trendScore(scan, p1.index, a, -sign) },
+    });
   }
 }
 

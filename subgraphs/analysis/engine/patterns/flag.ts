@@ -81,20 +81,12 @@ function emitFlag(
     { label: 'pole_top', index: b, price: top },
     { label: sign > 0 ? 'flag_low' : 'flag_high', index: fx, price: opp[fx] },
   ];
-  pushCandidate(
-    scan,
-    sign > 0 ? 'BULL_FLAG' : 'BEAR_FLAG',
-    sign,
-    finalStatus,
+  pushCandidate(scan, {
+    type: sign > 0 ? 'BULL_FLAG' : 'BEAR_FLAG',
     keys,
-    breakIdx,
-    top,
-    invalidation,
-    target,
-    geometry,
-    volumePart(scan, pre, breakIdx),
-    trendScore(scan, poleStart, a, sign),
-  );
+    life: { status: finalStatus, sign, breakIdx, breakout: top, target, invalidation },
+    parts: { geometry, volume: volumePart(scan, pre, breakIdx), trend: trendScore(scan, poleStart, a, sign) },
+  });
 }
 
 /**

@@ -84,20 +84,12 @@ function scanHeadAndShoulders(scan: Scan, pivots: Pivot[], confirmed: number): v
       { label: 'neckline_right', index: n2.index, price: n2.price },
       { label: 'right_shoulder', index: rs.index, price: rs.price },
     ];
-    pushCandidate(
-      scan,
-      top ? 'HEAD_AND_SHOULDERS' : 'INVERSE_HEAD_AND_SHOULDERS',
-      sign,
-      life.status,
+    pushCandidate(scan, {
+      type: top ? 'HEAD_AND_SHOULDERS' : 'INVERSE_HEAD_AND_SHOULDERS',
       keys,
-      life.breakIdx,
-      life.level,
-      life.invalidation,
-      life.target,
-      geometry,
-      volumePart(scan, pre, life.breakIdx),
-      trendScore(scan, ls.index, a, -sign),
-    );
+      life,
+      parts: { geometry, volume: volumePart(scan, pre, life.breakIdx), trend: trendScore(scan, ls.index, a, -sign) },
+    });
   }
 }
 

@@ -34,12 +34,18 @@ export function afterBreakout(
   return 'active';
 }
 
-/** Outcome of a line-confirmed pattern (doubles, head and shoulders, triangles, ranges). */
+/**
+ * A pattern's lifecycle outcome: its status and direction, the confirming bar, and the three price levels.
+ * `lineLifecycle` returns it for the line-confirmed patterns; flags and cups build it from `afterBreakout`.
+ */
 export interface Life {
   status: PatternStatus;
+  /** +1 bullish, -1 bearish. */
   sign: number;
+  /** The confirming bar (the first close beyond the breakout level), -1 while unconfirmed or failed before it. */
   breakIdx: number;
-  level: number;
+  /** Breakout level: the line (price) a close must cross to confirm the pattern. */
+  breakout: number;
   target: number;
   invalidation: number;
 }
@@ -75,25 +81,26 @@ export function lineLifecycle(
     if (mode >= 0 && c > up) sign = 1;
     else if (mode <= 0 && c < lo) sign = -1;
     if (sign !== 0) {
-      const level = sign > 0 ? up : lo;
-      const target = level + sign * height;
+      const breakout = sign > 0 ? up : lo;
+      const target = breakout + sign * height;
       const invalidation = sign > 0 ? invUp : invDown;
       const status = afterBreakout(close, j, end, sign, target, invalidation);
-      return status === null ? null : { status, sign, breakIdx: j, level, target, invalidation };
+      return status === null ? null : { status, sign, breakIdx: j, breakout, target, invalidation };
     }
     // One-sided patterns fail on a close beyond the invalidation level before any breakout.
     const failSign = mode > 0 && c < invUp ? 1 : mode < 0 && c > invDown ? -1 : 0;
     if (failSign !== 0) {
       if (end - j > FAILED_KEEP_BARS) return null;
-      const level = failSign > 0 ? up : lo;
+      const breakout = failSign > 0 ? up : lo;
       const invalidation = failSign > 0 ? invUp : invDown;
-      return { status: 'failed', sign: failSign, breakIdx: -1, level, target: level + failSign * height, invalidation };
+      const target = breakout + failSign * height;
+      return { status: 'failed', sign: failSign, breakIdx: -1, breakout, target, invalidation };
     }
   }
   const sign = mode !== 0 ? mode : preferSign >= 0 ? 1 : -1;
   const up = upBase + upSlope * (end - anchor);
   const lo = loBase + loSlope * (end - anchor);
-  const level = sign > 0 ? up : lo;
+  const breakout = sign > 0 ? up : lo;
   const invalidation = mode === 0 ? (sign > 0 ? lo : up) : sign > 0 ? invUp : invDown;
-  return { status: 'forming', sign, breakIdx: -1, level, target: level + sign * height, invalidation };
+  return { status: 'forming', sign, breakIdx: -1, breakout, target: breakout + sign * height, invalidation };
 }

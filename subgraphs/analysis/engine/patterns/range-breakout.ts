@@ -77,20 +77,12 @@ function scanRanges(scan: Scan, pivots: Pivot[], confirmed: number): void {
       const label = p.kind === 'high' ? `range_high_${++nh}` : `range_low_${++nl}`;
       keys.push({ label, index: p.index, price: p.price });
     }
-    pushCandidate(
-      scan,
-      'RANGE_BREAKOUT',
-      life.sign,
-      life.status,
+    pushCandidate(scan, {
+      type: 'RANGE_BREAKOUT',
       keys,
-      life.breakIdx,
-      life.level,
-      life.invalidation,
-      life.target,
-      geometry,
-      volumePart(scan, pre, life.breakIdx),
-      trendScore(scan, first, a, life.sign),
-    );
+      life,
+      parts: { geometry, volume: volumePart(scan, pre, life.breakIdx), trend: trendScore(scan, first, a, life.sign) },
+    });
   }
 }
 

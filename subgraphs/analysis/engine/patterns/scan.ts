@@ -1,11 +1,13 @@
 /**
  * What every pattern detector shares: the per-call scan state, the candidate record a detector pushes (bar
  * indices instead of dates; patterns.ts turns kept candidates into PatternEntry rows), the detector shapes the
- * registry lists, and `pushCandidate`, which rounds the confidence parts and weighs them into the confidence
- * (0.5 x geometry + 0.25 x volume + 0.25 x trend).
+ * registry lists, and `pushCandidate`, which takes a detector's Detection (type, key points, lifecycle outcome,
+ * confidence parts), rounds the confidence parts and weighs them into the confidence (0.5 x geometry + 0.25 x
+ * volume + 0.25 x trend).
  */
 import type { PatternStatus, PatternType } from '../document.js';
 import type { Pivot, PriceInput } from '../pivots.js';
+import type { Life } from './lifecycle.js';
 import { clamp01, round4 } from './numbers.js';
 
 // Confidence weights.
@@ -34,12 +36,12 @@ export interface Candidate {
   /** Bar of end_date: the confirming bar, else the last key point. */
   last: number;
   keys: KeyPoint[];
+  /** Breakout, invalidation and target levels: those of the detection's Life. */
   breakout: number;
   invalidation: number;
   target: number;
-  geometry: number;
-  volume: number;
-  trend: number;
+  /** Clamped to 0..1 and rounded to 4 decimals. */
+  parts: ConfidenceParts;
   confidence: number;
 }
 
@@ -68,46 +70,50 @@ export interface PivotDetector {
 
 export type PatternDetector = SequenceDetector | PivotDetector;
 
+/** The three confidence parts of a pattern (each 0..1); confidence = 0.5 x geometry + 0.25 x volume + 0.25 x trend. */
+export interface ConfidenceParts {
+  geometry: number;
+  volume: number;
+  trend: number;
+}
+
+/** What a detector reports for one detection. */
+export interface Detection {
+  type: PatternType;
+  /** Key points in pattern order (the first is the pattern's start); `pushCandidate` appends `breakout`. */
+  keys: KeyPoint[];
+  /** Lifecycle outcome: status, direction, confirming bar, breakout / target / invalidation levels. */
+  life: Life;
+  /** Raw confidence parts (clamped and rounded by `pushCandidate`). */
+  parts: ConfidenceParts;
+}
+
 /**
- * Records a candidate: end bar = the confirming bar (`breakIdx`, added as the `breakout` key point) or else the
- * latest key point; the three confidence parts are clamped to 0..1 and rounded to 4 decimals.
+ * Records a candidate: end bar = the confirming bar (`life.breakIdx`, added as the `breakout` key point) or
+ * else the latest key point; the three confidence parts are clamped to 0..1 and rounded to 4 decimals.
  */
-export function pushCandidate(
-  scan: Scan,
-  type: PatternType,
-  sign: number,
-  status: PatternStatus,
-  keys: KeyPoint[],
-  breakIdx: number,
-  breakout: number,
-  invalidation: number,
-  target: number,
-  geometry: number,
-  volume: number,
-  trend: number,
-): void {
+export function pushCandidate(scan: Scan, detection: Detection): void {
+  const { type, keys, life, parts } = detection;
   let last = keys[0].index;
   for (let i = 1; i < keys.length; i++) if (keys[i].index > last) last = keys[i].index;
-  if (breakIdx >= 0) {
-    keys.push({ label: 'breakout', index: breakIdx, price: scan.input.close[breakIdx] });
-    last = breakIdx;
+  if (life.breakIdx >= 0) {
+    keys.push({ label: 'breakout', index: life.breakIdx, price: scan.input.close[life.breakIdx] });
+    last = life.breakIdx;
   }
-  const g = round4(clamp01(geometry));
-  const v = round4(clamp01(volume));
-  const t = round4(clamp01(trend));
+  const geometry = round4(clamp01(parts.geometry));
+  const volume = round4(clamp01(parts.volume));
+  const trend = round4(clamp01(parts.trend));
   scan.out.push({
     type,
-    sign,
-    status,
+    sign: life.sign,
+    status: life.status,
     first: keys[0].index,
     last,
     keys,
-    breakout,
-    invalidation,
-    target,
-    geometry: g,
-    volume: v,
-    trend: t,
-    confidence: round4(W_GEOMETRY * g + W_VOLUME * v + W_TREND * t),
+    breakout: life.breakout,
+    invalidation: life.invalidation,
+    target: life.target,
+    parts: { geometry, volume, trend },
+    confidence: round4(W_GEOMETRY * geometry + W_VOLUME * volume + W_TREND * trend),
   });
 }

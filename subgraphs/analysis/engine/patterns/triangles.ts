@@ -138,20 +138,12 @@ function scanTriangles(scan: Scan, pivots: Pivot[], confirmed: number): void {
         const label = p.kind === 'high' ? `upper_${++nh}` : `lower_${++nl}`;
         keys.push({ label, index: p.index, price: p.price });
       }
-      pushCandidate(
-        scan,
+      pushCandidate(scan, {
         type,
-        life.sign,
-        life.status,
         keys,
-        life.breakIdx,
-        life.level,
-        life.invalidation,
-        life.target,
-        geometry,
-        volumePart(scan, pre, life.breakIdx),
-        trendScore(scan, x0, a, life.sign),
-      );
+        life,
+        parts: { geometry, volume: volumePart(scan, pre, life.breakIdx), trend: trendScore(scan, x0, a, life.sign) },
+      });
     }
   }
 }
