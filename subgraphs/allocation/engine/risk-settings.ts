@@ -1,8 +1,8 @@
-/** Risk settings and strategies as the spec defines them (spec: "RiskSettings", "Limits"). */
-import type { RiskSettingsInput, SnakeShape } from '../request/classes.js';
-
-/** Each field of the request's risk settings, set (the request class is where the fields are declared). */
-type RiskSettingsFields = { [K in keyof SnakeShape<RiskSettingsInput>]-?: NonNullable<SnakeShape<RiskSettingsInput>[K]> };
+/**
+ * Risk settings and strategies as the spec defines them (spec: "RiskSettings", "Limits"): the domain
+ * type the engine reads. The request class (request/classes.ts) and the GraphQL output type are checked
+ * against it at compile time, so a field added on one side only fails `tsc`.
+ */
 
 export const ALLOCATION_STRATEGIES = ['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED'] as const;
 export type AllocationStrategy = (typeof ALLOCATION_STRATEGIES)[number];
@@ -30,6 +30,27 @@ export const STRATEGY_INFO: readonly StrategyInfo[] = [
   },
 ];
 
+/** The effective risk settings (spec "RiskSettings"): a field with a default is always set, the others are null when not sent. */
+export interface RiskSettings {
+  /** Fraction of capital at risk per position (shares x (entry - stop)). */
+  max_risk_per_trade: number;
+  /** Fraction of capital at risk across all stops. */
+  max_portfolio_risk: number;
+  /** Max weight of one name. */
+  max_position_size: number;
+  /** Most positions in the book. */
+  max_positions: number;
+  allocation_strategy: AllocationStrategy;
+  /** Softmax temperature of the softmax-style strategies. */
+  softmax_temperature: number | null;
+  /** Kelly reward scale. */
+  reward_multiplier: number | null;
+  /** Stage label (`STAGE 1`..`STAGE 4`) -> factor. */
+  stage_weights: Record<string, number> | null;
+  /** Half-Kelly sizing for the Kelly strategy. */
+  half_kelly: boolean | null;
+}
+
 /**
  * Defaults the server applies when risk_settings (or a field of it) is omitted. The spec fixes the
  * first four; it leaves the strategy open, and the product default is HYBRID_WEIGHTED (it uses every
@@ -45,13 +66,7 @@ const DEFAULTS = {
   reward_multiplier: null,
   stage_weights: null,
   half_kelly: null,
-} as const satisfies { [K in keyof RiskSettingsFields]: RiskSettingsFields[K] | null };
-
-/**
- * The effective risk settings: the fields of the request's RiskSettingsInput (their one definition), in
- * snake_case; a field with a default is always set, the others are null when not sent.
- */
-export type RiskSettings = { [K in keyof RiskSettingsFields]: null extends (typeof DEFAULTS)[K] ? RiskSettingsFields[K] | null : RiskSettingsFields[K] };
+} as const satisfies RiskSettings;
 
 export const DEFAULT_RISK_SETTINGS: Readonly<RiskSettings> = Object.freeze(DEFAULTS);
 

@@ -6,12 +6,15 @@
 import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
-import { ConstraintPackInput, fieldsOf, PolicyExplanationInput, PortfolioRequestInput, RiskSettingsInput, type DtoClass } from '../dto.js';
+import { PortfolioRequestInput, snakeToCamel, type Assert, type Same } from '../dto.js';
+import type { PolicyExplanation } from '../engine/risk-profile.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
-import type { PortfolioAllocation } from '../engine/types.js';
+import type { ConstraintPack, PortfolioAllocation } from '../engine/types.js';
 import type { AllocationService, PortfolioResponse } from '../service.js';
 import { AllocationStrategyEnum } from './enums.js';
 import {
+  ConstraintPackType,
+  PolicyExplanationType,
   PortfolioAllocationType,
   PortfolioConnection,
   PortfolioType,
@@ -41,10 +44,23 @@ export class AllocationLimits {
   defaultRiskSettings!: RiskSettingsType;
 }
 
-/** A section of the request (or its effective form) as its output type: each field of the request class under its camelCase name. */
-const asOutputType = <T>(cls: DtoClass, value: object): T =>
-  Object.fromEntries(fieldsOf(cls).map((f) => [f.prop, (value as Record<string, unknown>)[f.name] ?? null])) as T;
-const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => asOutputType(RiskSettingsInput, s);
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+/** A domain object's shape with its top-level keys in camelCase (values, maps included, as they are). */
+type CamelShape<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] };
+
+/** A domain object (snake_case) as its output type: each key in camelCase, undefined as null. */
+const asOutputType = <T extends object>(value: T): CamelShape<T> =>
+  Object.fromEntries(Object.entries(value).map(([key, v]) => [snakeToCamel(key), v ?? null])) as CamelShape<T>;
+
+// The output types against the engine's domain types: exactly the same fields and value types, so a
+// field added on one side only fails `tsc`.
+export type OutputTypesMatchDomain = [
+  Assert<Same<CamelShape<RiskSettings>, { [K in keyof RiskSettingsType]: RiskSettingsType[K] }>>,
+  Assert<Same<CamelShape<ConstraintPack>, { [K in keyof ConstraintPackType]: ConstraintPackType[K] }>>,
+  Assert<Same<CamelShape<PolicyExplanation>, { [K in keyof PolicyExplanationType]: PolicyExplanationType[K] }>>,
+];
+
+const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => asOutputType(s) satisfies RiskSettingsType;
 
 const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
   symbol: a.symbol,
@@ -103,8 +119,8 @@ function toPortfolioType(p: PortfolioResponse): PortfolioType {
       softmaxTemperatureEffective: d.softmax_temperature_effective,
       bindingNotes: d.binding_notes,
     },
-    policyExplanation: asOutputType(PolicyExplanationInput, p.policy_explanation),
-    constraintPack: pack && asOutputType(ConstraintPackInput, pack),
+    policyExplanation: asOutputType(p.policy_explanation) satisfies PolicyExplanationType,
+    constraintPack: pack && (asOutputType(pack) satisfies ConstraintPackType),
     analysisDate: p.analysis_date,
   };
 }

@@ -7,6 +7,7 @@
 import { JSONObjectResolver, SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { PageInfo, SecurityReference } from '../../platform/graphql-types.js';
+import type { AllocationStrategy } from '../engine/risk-settings.js';
 import { AllocationStrategyEnum } from './enums.js';
 
 @ObjectType({ description: 'Risk settings; in a portfolio, the effective ones the optimizer used' })
@@ -24,7 +25,7 @@ export class RiskSettingsType {
   maxPositions!: number;
 
   @Field(() => AllocationStrategyEnum)
-  allocationStrategy!: AllocationStrategyEnum;
+  allocationStrategy!: AllocationStrategy;
 
   @Field(() => Float, { nullable: true })
   softmaxTemperature!: number | null;

@@ -37,17 +37,14 @@ import {
 } from 'class-validator';
 import { JSONObjectResolver } from 'graphql-scalars';
 import { Field, Float, getMetadataStorage, InputType, Int, registerEnumType } from 'type-graphql';
-import { ALLOCATION_STRATEGIES, MIN_TOTAL_CAPITAL, type AllocationStrategy } from '../engine/risk-settings.js';
+import type { PolicyExplanation } from '../engine/risk-profile.js';
+import { ALLOCATION_STRATEGIES, MIN_TOTAL_CAPITAL, type AllocationStrategy, type RiskSettings } from '../engine/risk-settings.js';
+import type { ConstraintPack } from '../engine/types.js';
 import { DISTINCT_KEYS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL, RISK_QUIZ_ANSWERS, STAGE_KEY_PATTERN, SUM_MAX, WHOLE_CENTS, type RequestRule } from './rules.js';
 
-/** The strategies as a GraphQL enum (registered here, beside the input that first uses it). */
-export enum AllocationStrategyEnum {
-  EQUAL_WEIGHT = 'EQUAL_WEIGHT',
-  STAGE_WEIGHTED = 'STAGE_WEIGHTED',
-  CONFIDENCE_WEIGHTED = 'CONFIDENCE_WEIGHTED',
-  KELLY_CRITERION = 'KELLY_CRITERION',
-  HYBRID_WEIGHTED = 'HYBRID_WEIGHTED',
-}
+/** The strategies (engine/risk-settings.ts) as a GraphQL enum (registered here, beside the input that first uses it). */
+export const AllocationStrategyEnum = Object.freeze(Object.fromEntries(ALLOCATION_STRATEGIES.map((s) => [s, s]))) as { readonly [S in AllocationStrategy]: S };
+export type AllocationStrategyEnum = AllocationStrategy;
 registerEnumType(AllocationStrategyEnum, { name: 'AllocationStrategy' });
 
 /** Currency of a request that names none. */
@@ -349,3 +346,18 @@ export type SnakeShape<T> = T extends readonly unknown[]
     : T;
 /** The REST body of optimize (spec "PortfolioRequest"), as the validator accepts it. */
 export type RequestBody = SnakeShape<PortfolioRequestInput>;
+
+// The request classes against the engine's domain types: the same fields (snake_case) with the same
+// value types, null aside. A field added, renamed or retyped on one side only fails `tsc` here.
+
+/** true when A and B are the same type (mutual assignability would let optional or extra keys pass). */
+export type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Every field of T, set and not null. */
+export type FieldTypes<T> = { [K in keyof T]-?: NonNullable<T[K]> };
+/** Compiles only when its argument is `true`. */
+export type Assert<T extends true> = T;
+export type RequestClassesMatchDomain = [
+  Assert<Same<FieldTypes<SnakeShape<RiskSettingsInput>>, FieldTypes<RiskSettings>>>,
+  Assert<Same<FieldTypes<SnakeShape<ConstraintPackInput>>, FieldTypes<ConstraintPack>>>,
+  Assert<Same<FieldTypes<SnakeShape<PolicyExplanationInput>>, FieldTypes<PolicyExplanation>>>,
+];
