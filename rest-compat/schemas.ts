@@ -6,6 +6,10 @@
  * `../shared/spec/http-interfaces.md`; `schema/spec-fields.json` lists the spec's fields, and a test
  * checks that every one of them is in these schemas.
  */
+import type { PortfolioRequest } from '../subgraphs/allocation/dto.js';
+import type { PolicyExplanation } from '../subgraphs/allocation/engine/risk-profile.js';
+import { ALLOCATION_STRATEGIES, type RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
+import type { ConstraintPack } from '../subgraphs/allocation/engine/types.js';
 import { requestSchemas } from '../subgraphs/allocation/request/schema.js';
 
 const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'] });
@@ -370,9 +374,94 @@ export const ANALYSIS_SCHEMAS = [
 // The request schemas (PortfolioRequest and the components it nests: RiskSettings, ConstraintPackV1,
 // InvestorProfileV1, PolicyExplanationV1, SuggestedPreset) are derived from the request classes
 // (subgraphs/allocation/request/schema.ts), the same schema the optimize route's validator is compiled
-// from. RiskSettings, ConstraintPackV1, InvestorProfileV1 and PolicyExplanationV1 also describe the echoes
-// in PortfolioResponse. The response schemas below allow additional properties. A `$ref` that carries a
+// from. They describe what a client may SEND; what the server sends back has its own components below
+// (EffectiveRiskSettings, AppliedConstraintPackV1, StoredInvestorProfileV1, ServerPolicyExplanationV1),
+// keyed by the engine's domain types, so a field added to one of those fails `tsc` until it is
+// documented here. The response schemas allow additional properties. A `$ref` that carries a
 // description is wrapped in `allOf` (the OpenAPI generator drops keywords beside a bare `$ref`).
+
+type JsonSchema = Record<string, unknown>;
+type StoredInvestorProfile = NonNullable<PortfolioRequest['investor_profile']>;
+type StoredSuggestedPreset = NonNullable<StoredInvestorProfile['suggested_preset']>;
+
+/** spec "RiskSettings" in a response: the effective settings the optimizer used, every default applied. */
+export const effectiveRiskSettingsSchema = {
+  $id: 'EffectiveRiskSettings',
+  type: 'object',
+  description: 'the effective risk settings: the request\'s fields over the server defaults, or the chosen preset\'s',
+  required: ['max_risk_per_trade', 'max_portfolio_risk', 'max_position_size', 'max_positions', 'allocation_strategy'],
+  properties: {
+    max_risk_per_trade: { type: 'number', description: 'fraction of capital at risk per position (shares x (entry - stop))' },
+    max_portfolio_risk: { type: 'number', description: 'fraction of capital at risk across all stops' },
+    max_position_size: { type: 'number', description: 'max weight of a single name, as a fraction' },
+    max_positions: { type: 'integer', description: 'maximum number of positions' },
+    allocation_strategy: { type: 'string', enum: [...ALLOCATION_STRATEGIES], description: 'how capital is weighted across eligible names' },
+    softmax_temperature: { ...nullable('number'), description: 'softmax temperature; null when not set' },
+    reward_multiplier: { ...nullable('number'), description: 'Kelly reward scale; null when not set' },
+    stage_weights: { ...nullable('object'), additionalProperties: { type: 'number' }, description: 'stage (STAGE 1..STAGE 4, as the engine spells it) -> factor; null when not set' },
+    half_kelly: { ...nullable('boolean'), description: 'half-Kelly sizing; null when not set' },
+  } satisfies Record<keyof RiskSettings, JsonSchema>,
+  additionalProperties: true,
+} as const;
+
+/** spec "ConstraintPackV1" in a response: the pack applied, every field present. */
+export const appliedConstraintPackSchema = {
+  $id: 'AppliedConstraintPackV1',
+  type: 'object',
+  description: 'the constraint pack applied: the request\'s (every field present, null when not sent) or the chosen preset\'s',
+  required: ['schema_version', 'max_portfolio_turnover_annual', 'vol_target_annual', 'sector_caps', 'covariance_model'],
+  properties: {
+    schema_version: { type: 'string', description: 'version of this object' },
+    max_portfolio_turnover_annual: { ...nullable('number'), description: 'one-way annual turnover cap as a fraction; null when none' },
+    vol_target_annual: { ...nullable('number'), description: 'annualised volatility target as a fraction; null when none' },
+    sector_caps: { ...nullable('object'), additionalProperties: { type: 'number' }, description: 'sector label -> max weight; the DEFAULT key is a per-name cap' },
+    covariance_model: { ...nullable('string'), description: 'recorded as sent (the covariance is always Ledoit-Wolf shrunk)' },
+  } satisfies Record<keyof ConstraintPack, JsonSchema>,
+  additionalProperties: true,
+} as const;
+
+/** spec "InvestorProfileV1" in a response: the request's snapshot as stored, every field present. */
+export const storedInvestorProfileSchema = {
+  $id: 'StoredInvestorProfileV1',
+  type: 'object',
+  description: 'the questionnaire snapshot as sent, every field present (null when not sent)',
+  required: ['schema_version', 'recorded_at', 'risk_quiz_answers', 'suggested_preset'],
+  properties: {
+    schema_version: { type: 'string', description: 'version of this object' },
+    recorded_at: { ...nullable('string'), description: 'ISO 8601 time the questionnaire was answered' },
+    risk_quiz_answers: { ...nullable('object'), additionalProperties: { type: 'string' }, description: 'quiz key -> answer string, as sent' },
+    suggested_preset: {
+      ...nullable('object'),
+      description: 'preset key and description from the risk wizard, as sent',
+      required: ['key', 'description'],
+      properties: {
+        key: { ...nullable('string'), description: 'preset key' },
+        description: { ...nullable('string'), description: 'preset description' },
+      } satisfies Record<keyof StoredSuggestedPreset, JsonSchema>,
+      additionalProperties: true,
+    },
+  } satisfies Record<keyof StoredInvestorProfile, JsonSchema>,
+  additionalProperties: true,
+} as const;
+
+/** spec "PolicyExplanationV1" in a response: built by the server (engine/risk-profile.ts), whatever the request sent. */
+export const serverPolicyExplanationSchema = {
+  $id: 'ServerPolicyExplanationV1',
+  type: 'object',
+  description: 'audit lines the server builds: where the settings came from and what applies (a policy_explanation in the request is not used)',
+  required: ['schema_version', 'mapper_version', 'preset_key', 'bullets'],
+  properties: {
+    schema_version: { type: 'string', description: 'version of this object' },
+    mapper_version: { type: 'string', description: 'version of the risk-quiz mapper' },
+    preset_key: { ...nullable('string'), description: 'risk preset the settings came from, null when none' },
+    bullets: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'one line per setting and constraint, in a fixed order; a line lists every sector cap, so neither their number nor their length is bounded',
+    },
+  } satisfies Record<keyof PolicyExplanation, JsonSchema>,
+  additionalProperties: true,
+} as const;
 
 const levelList = {
   type: ['array', 'null'],
@@ -467,12 +556,12 @@ export const portfolioResponseSchema = {
     allocations: { type: 'array', items: { $ref: 'PortfolioAllocation#' }, description: 'positions, best-ranked first (at most two without credentials)' },
     created_at: { type: 'string', format: 'date-time', description: 'when the result was built' },
     currency: { type: 'string', description: 'ISO 4217 currency code' },
-    risk_settings: { allOf: [{ $ref: 'RiskSettings#' }], description: 'the effective settings used' },
+    risk_settings: { allOf: [{ $ref: 'EffectiveRiskSettings#' }], description: 'the effective settings used' },
     trace_id: { type: 'string', description: 'correlation id for support and logs (also the x-trace-id header)' },
     optimizer_diagnostics: { oneOf: [{ $ref: 'OptimizerDiagnosticsV1#' }, { type: 'null' }], description: 'effective caps and the constraints that bound' },
-    policy_explanation: { allOf: [{ $ref: 'PolicyExplanationV1#' }], description: 'server-built audit lines: where the settings came from and what applies' },
-    constraint_pack: { oneOf: [{ $ref: 'ConstraintPackV1#' }, { type: 'null' }], description: 'the constraint pack applied (the request\'s or the chosen preset\'s)' },
-    investor_profile: { oneOf: [{ $ref: 'InvestorProfileV1#' }, { type: 'null' }], description: 'echoed from the request' },
+    policy_explanation: { allOf: [{ $ref: 'ServerPolicyExplanationV1#' }], description: 'server-built audit lines: where the settings came from and what applies' },
+    constraint_pack: { oneOf: [{ $ref: 'AppliedConstraintPackV1#' }, { type: 'null' }], description: 'the constraint pack applied (the request\'s or the chosen preset\'s)' },
+    investor_profile: { oneOf: [{ $ref: 'StoredInvestorProfileV1#' }, { type: 'null' }], description: 'echoed from the request' },
     analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD of the analysis snapshots the book was built from (null when none are stored)' },
   },
   additionalProperties: true,
@@ -481,6 +570,10 @@ export const portfolioResponseSchema = {
 /** The schemas the allocation origin registers (`$id`s its routes reference); `Error#` is the platform's. */
 export const ALLOCATION_SCHEMAS = [
   ...requestSchemas(),
+  effectiveRiskSettingsSchema,
+  appliedConstraintPackSchema,
+  storedInvestorProfileSchema,
+  serverPolicyExplanationSchema,
   portfolioAllocationSchema,
   optimizerDiagnosticsSchema,
   portfolioResponseSchema,
