@@ -4,7 +4,7 @@
  * steps work on, with the slack constants and the number and note formatting every step uses. The
  * rules are in the optimizer.ts header.
  */
-import type { Caps, NameCapLabel } from './constraints.js';
+import { finite, type Caps, type NameCapLabel } from './constraints.js';
 import { quadraticForm, TRADING_DAYS_PER_YEAR } from './covariance.js';
 import { toCents } from './money.js';
 import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
@@ -15,11 +15,6 @@ export const EPS = 1e-12;
 
 /** Relative slack on the vol target. */
 export const VOL_TOLERANCE = 1e-9;
-
-/** x when it is a finite number, else the fallback. */
-export function finite(x: unknown, fallback: number): number {
-  return typeof x === 'number' && Number.isFinite(x) ? x : fallback;
-}
 
 /** x clamped to [0, 1]. */
 export function clamp01(x: number): number {

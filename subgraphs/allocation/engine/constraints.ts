@@ -47,7 +47,8 @@ export interface SectorCap {
   cap: number;
 }
 
-function finiteOr(x: unknown, fallback: number): number {
+/** x when it is a finite number, else the fallback (every engine step reads untrusted numbers through it). */
+export function finite(x: unknown, fallback: number): number {
   return typeof x === 'number' && Number.isFinite(x) ? x : fallback;
 }
 
@@ -57,7 +58,7 @@ function nonNegativeOrNull(x: unknown): number | null {
 
 /** The caps of `settings` under `pack` (null or absent: no pack, so only the settings apply). */
 export function capsOf(settings: RiskSettings, pack: ConstraintPack | null | undefined): Caps {
-  const maxPositionSize = Math.max(0, finiteOr(settings.max_position_size, 0));
+  const maxPositionSize = Math.max(0, finite(settings.max_position_size, 0));
   const defaultSectorCap = nonNegativeOrNull(pack?.sector_caps?.[DEFAULT_SECTOR_KEY]);
   const byDefault = defaultSectorCap !== null && defaultSectorCap < maxPositionSize;
   return {
@@ -65,9 +66,9 @@ export function capsOf(settings: RiskSettings, pack: ConstraintPack | null | und
     defaultSectorCap,
     nameCap: defaultSectorCap !== null ? Math.min(maxPositionSize, defaultSectorCap) : maxPositionSize,
     nameCapLabel: byDefault ? 'sector_caps.DEFAULT' : 'max_position_size',
-    maxRiskPerTrade: Math.max(0, finiteOr(settings.max_risk_per_trade, 0)),
-    maxPortfolioRisk: Math.max(0, finiteOr(settings.max_portfolio_risk, 0)),
-    maxPositions: Math.max(0, Math.floor(finiteOr(settings.max_positions, 0))),
+    maxRiskPerTrade: Math.max(0, finite(settings.max_risk_per_trade, 0)),
+    maxPortfolioRisk: Math.max(0, finite(settings.max_portfolio_risk, 0)),
+    maxPositions: Math.max(0, Math.floor(finite(settings.max_positions, 0))),
   };
 }
 

@@ -125,15 +125,15 @@
  * Notes print weights with 4 decimals and money with 2, so they are deterministic.
  *
  * Where the steps live: this file plans a request and runs the steps in order (`optimize`); the caps are
- * read from the settings and pack by constraints.ts; strategies.ts ranks and weights (step 1), caps.ts
+ * read from the settings and pack by constraints.ts; strategies.ts ranks and weights (step 1), water-filling.ts
  * water-fills under the caps and total risk (2-3), vol-target.ts measures the covariance and applies the
  * vol target (4), turnover.ts handles the prior book (5), whole-shares.ts rounds to shares and spends the
  * leftover cash (6), result.ts writes rows, metrics and diagnostics (7-8); book-model.ts holds the types
  * and formatting they share.
  */
-import { finite, type Plan } from './book-model.js';
-import { bookOf } from './caps.js';
-import { capsOf, turnoverCapOf, volTargetOf } from './constraints.js';
+import type { Plan } from './book-model.js';
+import { bookOf } from './water-filling.js';
+import { capsOf, finite, turnoverCapOf, volTargetOf } from './constraints.js';
 import { toCents } from './money.js';
 import { bookTurnover, emptyResult, resultOf, rowsOf } from './result.js';
 import { baseTemperatureOf, effectiveRiskSettings, kellySumNotes, rankUniverse } from './strategies.js';
@@ -204,7 +204,7 @@ export function optimize(input: OptimizeInput): OptimizeResult {
     shares.leftoverNote,
     ...rows.notes,
   ];
-  const held = bookTurnover(book, p, shares.st, C, notes); // 8. metrics and diagnostics
+  const held = bookTurnover(book, p, shares.st, C, notes); // 5. one-way turnover of the whole-share book against the prior book (a metric)
   return resultOf(p, pack, {
     book,
     st: shares.st,

@@ -3,7 +3,7 @@
  * metric, metrics and diagnostics, and the empty result when capital is below one cent. Pure.
  */
 import { type Book, f4, type Plan, vol } from './book-model.js';
-import type { Caps } from './constraints.js';
+import { turnoverCapOf, volTargetOf, type Caps } from './constraints.js';
 import { fromCents, toCents } from './money.js';
 import type { RiskSettings } from './risk-settings.js';
 import { SOFTMAX_STRATEGIES } from './strategies.js';
@@ -135,19 +135,33 @@ export function resultOf(p: Plan, pack: OptimizeInput['constraint_pack'], o: Out
     turnover: o.turnover,
     target_gross_weight: o.targetGross,
   };
-  const softmax = SOFTMAX_STRATEGIES.has(p.eff.allocation_strategy);
-  const diagnostics: OptimizerDiagnostics = {
-    schema_version: DIAGNOSTICS_SCHEMA_VERSION,
-    max_position_size_effective: p.caps.nameCap,
-    max_position_size_from_risk_settings: p.eff.max_position_size,
-    constraint_pack_default_sector_cap: p.caps.defaultSectorCap,
-    vol_target_annual: pack?.vol_target_annual ?? null,
-    max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
-    softmax_temperature_base: softmax ? o.baseTemperature : null,
-    softmax_temperature_effective: softmax ? o.temperature : null,
-    binding_notes: o.notes,
-  };
+  const diagnostics = diagnosticsOf(p.eff, p.caps, pack, { base: o.baseTemperature, effective: o.temperature }, o.notes);
   return { allocations: o.allocations, allocated_capital: fromCents(st.spent), remaining_capital: fromCents(C - st.spent), diagnostics, metrics };
+}
+
+/**
+ * spec "OptimizerDiagnosticsV1": the effective caps, the pack's vol target and turnover cap (read by
+ * constraints.ts), the softmax temperatures (softmax-style strategies only) and the binding notes.
+ */
+function diagnosticsOf(
+  eff: RiskSettings,
+  caps: Caps,
+  pack: OptimizeInput['constraint_pack'],
+  temperature: { base: number | null; effective: number | null },
+  notes: string[],
+): OptimizerDiagnostics {
+  const softmax = SOFTMAX_STRATEGIES.has(eff.allocation_strategy);
+  return {
+    schema_version: DIAGNOSTICS_SCHEMA_VERSION,
+    max_position_size_effective: caps.nameCap,
+    max_position_size_from_risk_settings: eff.max_position_size,
+    constraint_pack_default_sector_cap: caps.defaultSectorCap,
+    vol_target_annual: volTargetOf(pack),
+    max_portfolio_turnover_annual: turnoverCapOf(pack),
+    softmax_temperature_base: softmax ? temperature.base : null,
+    softmax_temperature_effective: softmax ? temperature.effective : null,
+    binding_notes: notes,
+  };
 }
 
 /** The result when total capital is below one cent: no rows, the caps echoed, the notes given. */
@@ -160,23 +174,11 @@ export function emptyResult(
   eligible: number,
   ranked: number,
 ): OptimizeResult {
-  const pack = input.constraint_pack;
-  const softmax = SOFTMAX_STRATEGIES.has(eff.allocation_strategy);
   return {
     allocations: [],
     allocated_capital: 0,
     remaining_capital: fromCents(totalCents),
-    diagnostics: {
-      schema_version: DIAGNOSTICS_SCHEMA_VERSION,
-      max_position_size_effective: caps.nameCap,
-      max_position_size_from_risk_settings: eff.max_position_size,
-      constraint_pack_default_sector_cap: caps.defaultSectorCap,
-      vol_target_annual: pack?.vol_target_annual ?? null,
-      max_portfolio_turnover_annual: pack?.max_portfolio_turnover_annual ?? null,
-      softmax_temperature_base: softmax ? eff.softmax_temperature : null,
-      softmax_temperature_effective: softmax ? eff.softmax_temperature : null,
-      binding_notes: notes,
-    },
+    diagnostics: diagnosticsOf(eff, caps, input.constraint_pack, { base: eff.softmax_temperature, effective: eff.softmax_temperature }, notes),
     metrics: {
       eligible_count: eligible,
       ranked_count: ranked,

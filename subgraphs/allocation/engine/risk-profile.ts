@@ -37,7 +37,7 @@
 import { GICS_SECTORS } from '../../analysis/engine/market-types.js';
 import { AppError, type ErrorDetail } from '../../platform/errors.js';
 import { UNCLASSIFIED_SECTOR } from './candidates.js';
-import { capsOf, sectorCapsOf } from './constraints.js';
+import { capsOf, sectorCapsOf, turnoverCapOf, volTargetOf } from './constraints.js';
 import { DEFAULT_RISK_SETTINGS, type AllocationStrategy, type RiskSettings } from './risk-settings.js';
 import { CONSTRAINT_PACK_SCHEMA_VERSION, DEFAULT_SECTOR_KEY, type ConstraintPack } from './types.js';
 
@@ -106,18 +106,7 @@ function settings(
   allocation_strategy: AllocationStrategy,
   extra: Partial<RiskSettings> = {},
 ): RiskSettings {
-  return {
-    max_risk_per_trade,
-    max_portfolio_risk,
-    max_position_size,
-    max_positions,
-    allocation_strategy,
-    softmax_temperature: null,
-    reward_multiplier: null,
-    stage_weights: null,
-    half_kelly: null,
-    ...extra,
-  };
+  return { ...DEFAULT_RISK_SETTINGS, max_risk_per_trade, max_portfolio_risk, max_position_size, max_positions, allocation_strategy, ...extra };
 }
 
 function pack(vol_target_annual: number, max_portfolio_turnover_annual: number, sectorCap: number, perNameCap: number): ConstraintPack {
@@ -369,8 +358,10 @@ export function buildPolicyExplanation(profile: RiskProfile): PolicyExplanation 
 
   const sectors = sectorCapsOf(p);
   bullets.push(sectors.length === 0 ? 'no sector caps' : `sector_caps: ${sectors.map(({ label, cap }) => `${label} ${formatPercent(cap)}`).join(', ')}`);
-  bullets.push(`vol_target_annual: ${p?.vol_target_annual != null ? formatPercent(p.vol_target_annual) : 'none'}`);
-  bullets.push(`max_portfolio_turnover_annual: ${p?.max_portfolio_turnover_annual != null ? `${formatPercent(p.max_portfolio_turnover_annual)} one-way` : 'none'}`);
+  const volTarget = volTargetOf(p);
+  const turnoverCap = turnoverCapOf(p);
+  bullets.push(`vol_target_annual: ${volTarget !== null ? formatPercent(volTarget) : 'none'}`);
+  bullets.push(`max_portfolio_turnover_annual: ${turnoverCap !== null ? `${formatPercent(turnoverCap)} one-way` : 'none'}`);
   if (p?.covariance_model != null) bullets.push(`covariance_model '${p.covariance_model}' recorded; the covariance is always Ledoit-Wolf shrunk`);
   if (p === null) bullets.push('no constraint pack supplied; only risk_settings apply');
 

@@ -5,7 +5,8 @@
  * rates ideas with. Pure.
  */
 import type { StageLabel } from '../../analysis/engine/document.js';
-import { type Book, bySymbol, clamp01, EPS, f4, finite, type Name, nameOf, type Plan, pricesOf, type Ranking } from './book-model.js';
+import { type Book, bySymbol, clamp01, EPS, f4, type Name, nameOf, type Plan, pricesOf, type Ranking } from './book-model.js';
+import { finite } from './constraints.js';
 import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
 import type { Candidate } from './types.js';
 

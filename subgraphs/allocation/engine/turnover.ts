@@ -4,7 +4,7 @@
  * caps on the blend. Pure.
  */
 import { type Book, bySymbol, f4, listSymbols, type Name, nameOf, type Plan, type Prices, pricesOf, type Ranking } from './book-model.js';
-import { enforceHardCaps } from './caps.js';
+import { enforceHardCaps } from './water-filling.js';
 import type { Candidate, OptimizeInput } from './types.js';
 
 function sanitizedPrior(prior: Readonly<Record<string, number>> | null): Map<string, number> | null {

@@ -3,7 +3,7 @@
  * target weights brought within the target by raising the softmax temperature, then by scaling. Pure.
  */
 import { type Book, bySymbol, f4, listSymbols, type Name, padded, vol, VOL_TOLERANCE } from './book-model.js';
-import { targetWeights } from './caps.js';
+import { targetWeights } from './water-filling.js';
 import { alignedReturns, ledoitWolf, MIN_ALIGNED_RETURNS, VOL_WINDOW_DAYS } from './covariance.js';
 import type { CloseSeries } from './types.js';
 
