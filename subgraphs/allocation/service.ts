@@ -106,6 +106,7 @@ export class AllocationService {
   private readonly universes: UniverseCache;
   /** The demo answer per universe (it depends on nothing else). */
   private readonly demoAnswers = new WeakMap<Universe, DemoAnswer>();
+  private lastIso = { ms: Number.NaN, text: '' };
 
   constructor(
     private readonly db: Db,
@@ -113,6 +114,13 @@ export class AllocationService {
   ) {
     this.now = options.now ?? (() => new Date());
     this.universes = options.universes ?? new UniverseCache(db, options.universeTtlMs ?? 1000);
+  }
+
+  /** `now()` as ISO 8601; the text is formatted once per millisecond (many demo answers share one). */
+  private isoNow(): string {
+    const ms = this.now().getTime();
+    if (ms !== this.lastIso.ms) this.lastIso = { ms, text: new Date(ms).toISOString() };
+    return this.lastIso.text;
   }
 
   strategies(): readonly StrategyInfo[] {
@@ -143,6 +151,8 @@ export class AllocationService {
   /** Optimize a request given as its REST body (snake_case JSON, anything a client sent). */
   async optimizeBody(principal: Principal, body: unknown, options: OptimizeOptions): Promise<OptimizeOutcome> {
     const demo = !isPartner(principal);
+    // The demo body exactly as published is valid and matches itself: nothing to validate or compare.
+    if (demo && !options.unknownFields?.length && isExactJson(body, DEMO_OPTIMIZE_BODY)) return this.demoAnswerFor(body as RequestBody, options);
     const key = demo ? null : idempotencyKey(options.idempotencyKey);
     const valid = validateRequestBody(body, options.naming, [...(options.unknownFields ?? []), ...(key?.problem ? [key.problem] : [])]);
     if (demo) return this.demo(valid, options);
@@ -236,6 +246,11 @@ export class AllocationService {
         mismatches,
       );
     }
+    return this.demoAnswerFor(valid, options);
+  }
+
+  /** The demo answer for a body that is the demo body (validated, or exactly the published one). */
+  private async demoAnswerFor(valid: RequestBody, options: OptimizeOptions): Promise<OptimizeOutcome> {
     const universe = await this.universes.get();
     let answer = this.demoAnswers.get(universe);
     if (!answer) {
@@ -244,21 +259,7 @@ export class AllocationService {
       answer = demoAnswer(responseOf({ id: DEMO_ID, request, profile, settings, universe, createdAt: DEMO_TIME, traceId: DEMO_TRACE }, demoBook(result)));
       this.demoAnswers.set(universe, answer);
     }
-    const id = `demo-${randomUUID()}`;
-    const createdAt = this.now().toISOString();
-    const [beforeId, beforeTime, beforeTrace, rest] = answer.text;
-    const template = answer.response;
-    let response: PortfolioResponse | undefined;
-    return {
-      // Built only when asked for (GraphQL); REST sends the text.
-      get response() {
-        return (response ??= { ...template, portfolio_id: id, created_at: createdAt, trace_id: options.traceId });
-      },
-      // The id (a UUID) and the time (ISO 8601) need no JSON escaping; the trace id is the client's text.
-      responseText: `${beforeId}"${id}"${beforeTime}"${createdAt}"${beforeTrace}${JSON.stringify(options.traceId)}${rest}`,
-      replayed: false,
-      persisted: false,
-    };
+    return new DemoOutcome(answer, `demo-${randomUUID()}`, this.isoNow(), options.traceId);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -390,6 +391,18 @@ function sameJson(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** Whether two JSON values are the same document: the same keys (none null-tolerant), the same values. */
+function isExactJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(b, key) || !isExactJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
 const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What a response is built from besides the book. */
@@ -464,6 +477,33 @@ function demoAnswer(response: PortfolioResponse): DemoAnswer {
   const [beforeTime, afterTime] = splitOnce(afterId, JSON.stringify(DEMO_TIME));
   const [beforeTrace, rest] = splitOnce(afterTime, JSON.stringify(DEMO_TRACE));
   return { response, text: [beforeId, beforeTime, beforeTrace, rest] };
+}
+
+/**
+ * One demo call's outcome: the stored text with this call's id, time and trace id filled in; the
+ * response object is built only when asked for (GraphQL), REST sends the text. (A class: an object
+ * literal with a getter costs a runtime call per request.)
+ */
+class DemoOutcome implements OptimizeOutcome {
+  readonly responseText: string;
+  readonly replayed = false;
+  readonly persisted = false;
+  private built: PortfolioResponse | undefined;
+
+  constructor(
+    private readonly answer: DemoAnswer,
+    private readonly id: string,
+    private readonly createdAt: string,
+    private readonly traceId: string,
+  ) {
+    const [beforeId, beforeTime, beforeTrace, rest] = answer.text;
+    // The id (a UUID) and the time (ISO 8601) need no JSON escaping; the trace id is the client's text.
+    this.responseText = `${beforeId}"${id}"${beforeTime}"${createdAt}"${beforeTrace}${JSON.stringify(traceId)}${rest}`;
+  }
+
+  get response(): PortfolioResponse {
+    return (this.built ??= { ...this.answer.response, portfolio_id: this.id, created_at: this.createdAt, trace_id: this.traceId });
+  }
 }
 
 function splitOnce(text: string, marker: string): [string, string] {
