@@ -56,7 +56,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { buildSearchOrigin, type OriginDeps } from '../app/origins.js';
 import { CASH_HUNT_PATH, HUNT_PATH } from '../rest-compat/search-routes.js';
-import { restBodyToInput } from '../subgraphs/allocation/dto.js';
 import { candidatesFrom } from '../subgraphs/allocation/engine/candidates.js';
 import { fromCents, toCents } from '../subgraphs/allocation/engine/money.js';
 import type { RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
@@ -158,12 +157,8 @@ interface Book {
 
 async function buildBook(store: Store): Promise<Book> {
   const allocation = new AllocationService(store.db);
-  const { input, unknown } = restBodyToInput({
-    name: 'Bench book',
-    total_capital: TOTAL_CAPITAL,
-    risk_settings: { allocation_strategy: 'HYBRID_WEIGHTED', max_positions: BOOK_POSITIONS },
-  });
-  const first = await allocation.optimize(PARTNER, input, { traceId: randomUUID(), naming: 'rest', unknownFields: unknown });
+  const body = { name: 'Bench book', total_capital: TOTAL_CAPITAL, risk_settings: { allocation_strategy: 'HYBRID_WEIGHTED', max_positions: BOOK_POSITIONS } };
+  const first = await allocation.optimizeBody(PARTNER, body, { traceId: randomUUID(), naming: 'rest' });
   const firstId = first.response.portfolio_id;
   const stored = await findPortfolioHoldings(store.db, firstId);
   if (!first.persisted || !stored || stored.positions.length !== BOOK_POSITIONS) {

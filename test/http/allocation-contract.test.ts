@@ -7,7 +7,6 @@
  * Runs on PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { restBodyToInput } from '../../subgraphs/allocation/dto.js';
 import { AllocationService, DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { latestSnapshot, upsertSnapshots } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
@@ -489,14 +488,14 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
   // DESIGN section 4: candidates come from the latest snapshots; a newer analysis must change the book.
   describe('the candidate universe follows the stored snapshots', () => {
     const partner = { kind: 'partner' as const, partnerId: 'partner-universe', claims: {} };
-    const request = () => restBodyToInput({ name: 'fresh', total_capital: 100000, risk_settings: { max_positions: 3 } }).input;
+    const request = () => ({ name: 'fresh', total_capital: 100000, risk_settings: { max_positions: 3 } });
     const options = { traceId: 'universe-test', naming: 'rest' as const };
 
     it('rebuilds when the newest snapshots are rewritten, and not before its TTL says to look', async () => {
       const eager = new AllocationService(store.db, { universeTtlMs: 0 });
       const lazy = new AllocationService(store.db, { universeTtlMs: 3_600_000 });
-      const first = (await eager.optimize(partner, request(), options)).response;
-      expect((await lazy.optimize(partner, request(), options)).response.allocations.map((a) => a.symbol)).toEqual(first.allocations.map((a) => a.symbol));
+      const first = (await eager.optimizeBody(partner, request(), options)).response;
+      expect((await lazy.optimizeBody(partner, request(), options)).response.allocations.map((a) => a.symbol)).toEqual(first.allocations.map((a) => a.symbol));
       const top = first.allocations[0].symbol;
 
       // The pipeline rewrites the top name's newest snapshot: it is now in stage 4 (not a long).
@@ -504,10 +503,10 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
       const doc = { ...(JSON.parse(row.docText) as Json), stage: 'STAGE 4' };
       await upsertSnapshots(store.db, [{ symbol: top, analysisDate: row.analysisDate, doc: JSON.stringify(doc), producedAt: new Date(Date.now() + 1000).toISOString(), pipelineVersion: row.pipelineVersion }]);
       try {
-        const after = (await eager.optimize(partner, request(), options)).response;
+        const after = (await eager.optimizeBody(partner, request(), options)).response;
         expect(after.allocations.map((a) => a.symbol)).not.toContain(top);
         // Within its TTL the other service still builds from the universe it has.
-        expect((await lazy.optimize(partner, request(), options)).response.allocations.map((a) => a.symbol)).toContain(top);
+        expect((await lazy.optimizeBody(partner, request(), options)).response.allocations.map((a) => a.symbol)).toContain(top);
       } finally {
         await upsertSnapshots(store.db, [{ symbol: top, analysisDate: row.analysisDate, doc: row.docText, producedAt: new Date(Date.now() + 2000).toISOString(), pipelineVersion: row.pipelineVersion }]);
       }

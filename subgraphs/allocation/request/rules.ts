@@ -49,7 +49,8 @@ const KEY_NORMALISERS = {
 } as const;
 export type DistinctKeys = keyof typeof KEY_NORMALISERS;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (not null, not an array). */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * One `x-` keyword: the JSON type it applies to, what it means (for the schema's description), and
@@ -149,15 +150,15 @@ function stepsOf(link: PathLink | null): PathStep[] {
 }
 
 /**
- * Every string value and object key of the document that cannot be stored, by path, in document
- * order (a bad key just before what it holds). The walk keeps its own stack (no recursion), so however
- * deep the document nests it cannot overflow.
+ * The string values and object keys of the document that cannot be stored, by path, in document
+ * order (a bad key just before what it holds), the first `limit` of them (all by default). The walk
+ * keeps its own stack (no recursion), so however deep the document nests it cannot overflow.
  */
-export function unstorableText(document: unknown): PathStep[][] {
+export function unstorableText(document: unknown, limit = Infinity): PathStep[][] {
   const out: PathStep[][] = [];
   type Frame = { value: unknown; path: PathLink | null; badKey: boolean };
   const stack: Frame[] = [{ value: document, path: null, badKey: false }];
-  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+  for (let frame = stack.pop(); frame !== undefined && out.length < limit; frame = stack.pop()) {
     const { value, path, badKey } = frame;
     if (badKey) out.push(stepsOf(path));
     if (typeof value === 'string') {
@@ -173,31 +174,11 @@ export function unstorableText(document: unknown): PathStep[][] {
   return out;
 }
 
-/** Whether any string value or object key of the document cannot be stored (the same walk, without paths). */
-function hasUnstorableText(document: unknown): boolean {
-  const stack: unknown[] = [document];
-  while (stack.length) {
-    const value = stack.pop();
-    if (typeof value === 'string') {
-      if (UNSTORABLE.test(value)) return true;
-    } else if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-    } else if (typeof value === 'object' && value !== null) {
-      for (const key in value) {
-        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-        if (UNSTORABLE.test(key)) return true;
-        stack.push((value as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return false;
-}
-
 export const STORABLE_TEXT: RequestRule<true> = {
   keyword: 'x-storable-text',
   type: 'object',
   describe: () => 'no string or key anywhere in it holds a NUL character or an unpaired surrogate',
-  problem: (value) => (hasUnstorableText(value) ? UNSTORABLE_TEXT_MESSAGE : null),
+  problem: (value) => (unstorableText(value, 1).length > 0 ? UNSTORABLE_TEXT_MESSAGE : null),
   details: (value) => unstorableText(value).map((steps) => ({ steps, message: UNSTORABLE_TEXT_MESSAGE })),
 };
 

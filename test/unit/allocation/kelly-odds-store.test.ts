@@ -5,7 +5,6 @@
  * odds, with notes saying where p came from; without odds the demo body gets no rows. Real PGlite store.
  */
 import { AllocationService, DEMO_OPTIMIZE_BODY } from '../../../subgraphs/allocation/service.js';
-import { restBodyToInput } from '../../../subgraphs/allocation/dto.js';
 import { candidateOddsFor, refreshCandidateOdds } from '../../../subgraphs/allocation/kelly-odds-store.js';
 import { PIPELINE_VERSION } from '../../../subgraphs/analysis/engine/document.js';
 import type { Bar } from '../../../subgraphs/analysis/engine/market-types.js';
@@ -95,7 +94,7 @@ describe('candidate odds in the store', () => {
 
   it('without measured odds, Kelly (the demo body) gives no rows and says the odds are not measured yet', async () => {
     const service = new AllocationService(full.db, { universeTtlMs: 0 });
-    const out = await service.optimize(anonymous, restBodyToInput(DEMO_OPTIMIZE_BODY as unknown as Record<string, unknown>).input, { traceId: 't', naming: 'rest' });
+    const out = await service.optimizeBody(anonymous, DEMO_OPTIMIZE_BODY, { traceId: 't', naming: 'rest' });
     expect(out.response.allocations).toEqual([]);
     expect(out.response.optimizer_diagnostics?.binding_notes.some((n) => /no measured win odds \(the win odds are not measured yet \(run `tradegraph evaluate`\)\)/.test(n))).toBe(true);
   });
@@ -125,7 +124,7 @@ describe('candidate odds in the store', () => {
     const service = new AllocationService(full.db, { universeTtlMs: 0 });
     const table = await candidateOddsFor(full.db, DATES[DATES.length - 1]);
     const body = { name: 'k', total_capital: 100000, risk_settings: { allocation_strategy: 'KELLY_CRITERION', max_positions: 20, max_position_size: 0.2, max_risk_per_trade: 0.05, max_portfolio_risk: 1 } };
-    const out = await service.optimize(partner, restBodyToInput(body).input, { traceId: 't', naming: 'rest' });
+    const out = await service.optimizeBody(partner, body, { traceId: 't', naming: 'rest' });
     const held = out.response.allocations.map((a) => a.symbol);
     expect(held.length).toBeGreaterThan(0);
     for (const s of held) expect(s.startsWith('H')).toBe(true);

@@ -4,7 +4,7 @@
  * optimizer's own figures, except the book's volatility (metrics.expected_volatility_annual, whose
  * computation optimizer.test.ts checks against covariance.ts).
  *
- * The generators stay inside the API's input domain (dto.ts): max_positions 1..500, fractions 0..1,
+ * The generators stay inside the API's input domain (the request classes' rules, request/classes.ts): max_positions 1..500, fractions 0..1,
  * prior weights summing to at most 1, softmax temperatures 0.001..100, total_capital >= 1000 with at
  * most 2 decimals. Universes are small (up to 12 names) and close histories short (up to 80 days, enough
  * for a measurable vol; the 252-day window itself is covered in covariance.test.ts and optimizer.test.ts),

@@ -1,10 +1,11 @@
 /**
- * The optimize input's unstorable-text walk (allocation/dto.ts, unstorableText through validateInput)
+ * The optimize input's unstorable-text walk (request/rules.ts unstorableText, run by the compiled
+ * validator of request/validator.ts as the x-storable-text rule)
  * keeps its own stack: a free-form map nested far deeper than any request may be (the shell refuses
  * documents past MAX_JSON_DEPTH first) is still walked to the end, never a stack overflow, and every
  * NUL or unpaired surrogate is reported by path in document order.
  */
-import { restBodyToInput, validateInput } from '../../../subgraphs/allocation/dto.js';
+import { validateRequestBody } from '../../../subgraphs/allocation/request/validator.js';
 import { AppError } from '../../../subgraphs/platform/errors.js';
 
 /** `{"k": {"k": ... leaf ...}}`, built without recursion. */
@@ -15,9 +16,8 @@ function deepMap(levels: number, leaf: unknown, key = 'k'): Record<string, unkno
 }
 
 async function violations(body: Record<string, unknown>): Promise<Array<{ field?: string; message: string }>> {
-  const { input, unknown } = restBodyToInput(body);
   try {
-    await validateInput(input, 'rest', unknown);
+    validateRequestBody(body, 'rest');
   } catch (err) {
     if (err instanceof AppError) return err.details;
     throw err;
