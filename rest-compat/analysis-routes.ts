@@ -31,7 +31,7 @@ import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService } from '../subgraphs/analysis/service.js';
 import { ANALYSIS_READ_PARAMS, DEMO_PARAMS, EVIDENCE_PARAMS, ROUTE_QUERY_SCHEMAS, SYMBOL_PATH_SCHEMA } from '../subgraphs/analysis/params.js';
-import { operationRules } from '../subgraphs/platform/param-table.js';
+import { documentOnly, operationRules } from '../subgraphs/platform/param-table.js';
 
 const ANALYSIS_RESULT_PATH = '/api/v1/results/analysis/:symbol';
 const ANALYSIS_DEMO_PATH = '/api/v1/demo/results/analysis/:symbol';
@@ -47,9 +47,6 @@ export interface AnalysisRoutesOptions {
 
 /** Query values as the shell parses them: a string, an array when repeated. */
 type Query = Record<string, string | string[] | undefined>;
-
-/** The service checks the parameters (one wording for REST and GraphQL); the schemas document them. */
-const documentOnly = () => () => true;
 
 /** The 200 envelope around a result that is already JSON text. */
 export function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {

@@ -9,19 +9,19 @@
  *
  * Both need an OIDC ID token (401 missing or invalid, 503 AUTH_NOT_CONFIGURED while no audiences are
  * configured), checked before anything else; then the caller's expensive-operation budget is spent (429
- * past it). 400 VALIDATION_FAILED lists every bad parameter: unknown or repeated ones, a missing
- * portfolio_id, both symbol parameters, page < 1, page_size outside 1..50, an unknown portfolio (or
- * another caller's), a symbol_replace not held, a symbol_interest without analysis.
+ * past it). 400 VALIDATION_FAILED lists every bad parameter (the rules: the tables HUNT_PARAMS and
+ * CASH_HUNT_PARAMS of subgraphs/search/params.ts) and the data checks that follow (an unknown portfolio
+ * or another caller's, a symbol_replace not held, a symbol_interest without analysis: SearchService).
  *
- * Handlers are thin: the query values go to SearchService as they came (strings, or arrays when
- * repeated); the service checks them. The parameters are declared once, in subgraphs/search/params.ts:
- * the query schemas here (which only document, in /openapi.json) and the service's checks come from it.
+ * Handlers are thin: the query goes to SearchService as the shell parsed it (REST names; strings, or
+ * arrays when repeated); the service checks it against the table. The query schemas here come from the
+ * same tables and only document (/openapi.json).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import type { SearchService } from '../subgraphs/search/service.js';
-import { CASH_HUNT_PARAMS, CASH_HUNT_QUERY_PARAMS, HUNT_PARAMS, HUNT_QUERY_PARAMS, unknownQueryParams } from '../subgraphs/search/params.js';
-import { operationRules, querystringSchema } from '../subgraphs/platform/param-table.js';
+import { CASH_HUNT_PARAMS, HUNT_PARAMS } from '../subgraphs/search/params.js';
+import { documentOnly, operationRules, querystringSchema } from '../subgraphs/platform/param-table.js';
 import { errorResponses } from './schemas.js';
 
 export const HUNT_PATH = '/api/v1/portfolios/hunt';
@@ -33,8 +33,8 @@ export interface SearchRoutesOptions {
   authenticate(request: FastifyRequest): Promise<Principal>;
 }
 
+/** Query values as the shell parses them: a string, an array when repeated. */
 type Query = Record<string, string | string[] | undefined>;
-
 
 export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOptions): Promise<void> {
   const { search, authenticate } = options;
@@ -43,9 +43,6 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
   const guard = async (request: FastifyRequest) => {
     await authenticate(request);
   };
-  // The service validates the query (one wording for REST and GraphQL); the schema documents it.
-  const documentOnly = () => () => true;
-
   app.get<{ Querystring: Query }>(
     HUNT_PATH,
     {
@@ -61,14 +58,7 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         response: { 200: { $ref: 'HuntResponse#' }, ...errorResponses('Error#', 400, 401, 429, 500, 503) },
       },
     },
-    async (request) => {
-      const q = request.query;
-      return search.hunt(
-        await authenticate(request),
-        { portfolioId: q.portfolio_id, symbolReplace: q.symbol_replace, symbolInterest: q.symbol_interest, page: q.page, pageSize: q.page_size },
-        { naming: 'rest', unknownParams: unknownQueryParams(q, HUNT_QUERY_PARAMS) },
-      );
-    },
+    async (request) => search.hunt(await authenticate(request), { naming: 'rest', query: request.query }),
   );
 
   app.get<{ Querystring: Query }>(
@@ -86,13 +76,6 @@ export async function searchRoutes(app: FastifyInstance, options: SearchRoutesOp
         response: { 200: { $ref: 'CashHuntResponse#' }, ...errorResponses('Error#', 400, 401, 429, 500, 503) },
       },
     },
-    async (request) => {
-      const q = request.query;
-      return search.cashHunt(
-        await authenticate(request),
-        { portfolioId: q.portfolio_id, page: q.page, pageSize: q.page_size },
-        { naming: 'rest', unknownParams: unknownQueryParams(q, CASH_HUNT_QUERY_PARAMS) },
-      );
-    },
+    async (request) => search.cashHunt(await authenticate(request), { naming: 'rest', query: request.query }),
   );
 }

@@ -5,7 +5,7 @@
  *   GET /api/v1/analysis/evidence[?date=]           and GraphQL Query.evidenceTable(date)
  *   GET /api/v1/demo/results/analysis/{symbol}      (its query string, `date` included, is ignored)
  * The route schemas (what /openapi.json publishes), AnalysisService's checks of `date` (REST and
- * GraphQL, one wording) and the types come from these tables (machinery: param-table.ts).
+ * GraphQL, one wording) and the types come from these tables (machinery: platform/param-table.ts).
  *
  * Rules: `date` a real calendar date YYYY-MM-DD (x-calendar-date: 2026-02-30 is refused), given at
  * most once; other query parameters are ignored. The path symbol is a ticker: any case, surrounding
@@ -67,8 +67,7 @@ export type DateRead = 'analysis' | 'evidence';
  * undefined when absent, else the calendar date; 400 VALIDATION_FAILED naming `date` otherwise.
  */
 export function checkDateParam(value: unknown, read: DateRead = 'analysis'): string | undefined {
-  const checked = (read === 'analysis' ? readChecker : evidenceChecker).check({ date: value }, 'rest');
-  return checked.date as string | undefined;
+  return (read === 'analysis' ? readChecker : evidenceChecker).checkQuery({ date: value }).date;
 }
 
 /** The query-string schemas of the three routes (Fastify; published as their parameters). */

@@ -3,8 +3,14 @@
  * Schema of its value and the wording of its violations) from which come the route's published
  * OpenAPI parameters (/openapi.json), the server-side checks of REST query values and GraphQL
  * arguments alike (one validator per table, compiled once with Ajv), and the TypeScript types of the
- * raw and checked values. The tables themselves live with their domains: analysis/params.ts,
- * search/params.ts.
+ * raw and checked values (inferred from each parameter's schema: an `integer` is a number, a `string`
+ * a string; a `required` parameter or one with a `default` is always present in the checked values).
+ * The tables themselves live with their domains: analysis/params.ts, search/params.ts.
+ *
+ * Where the checks run: a REST query goes to ParamChecker.checkQuery as the shell parsed it (REST
+ * names; what the table does not name is an unknown parameter), GraphQL arguments to checkArgs (keys);
+ * services call check() with either, so the two origins share one path. A table's `default`s are the
+ * checked values of absent parameters.
  *
  * What a schema validates: the query as the HTTP shell parses it, one property per parameter, a string,
  * or an array of strings when the parameter is repeated (so a repeat fails a scalar schema's `type`).
@@ -27,8 +33,8 @@ import type { ErrorObject, KeywordDefinition, ValidateFunction } from 'ajv';
 import { AppError, type ErrorDetail } from './errors.js';
 import { parseIsoDate } from './validation.js';
 
-/** How violation details name fields: REST query parameters or GraphQL arguments. */
-export type ParamNaming = 'rest' | 'graphql';
+/** How violation details name fields: REST names (snake_case) or GraphQL ones (camelCase). */
+export type FieldNaming = 'rest' | 'graphql';
 
 /** A JSON Schema object as published (read-only). */
 export type JsonSchema = { readonly [keyword: string]: unknown };
@@ -48,11 +54,11 @@ export interface ParamDef<Key extends string = string> {
   /** The detail message of a repeated parameter (default: "<field> must be given once"). */
   readonly repeated?: (field: string) => string;
   /** x-exclusive-with: the parameters (keys) this one may not be given with, and the detail when it is. */
-  readonly exclusiveWith?: { readonly keys: readonly Key[]; readonly message: (names: Readonly<Record<Key, string>>) => string };
+  readonly exclusiveWith?: { readonly keys: readonly NoInfer<Key>[]; readonly message: (names: Readonly<Record<Key, string>>) => string };
 }
 
-export interface ParamTable<Key extends string = string> {
-  readonly params: readonly ParamDef<Key>[];
+export interface ParamTable<Key extends string = string, Defs extends readonly ParamDef<Key>[] = readonly ParamDef<Key>[]> {
+  readonly params: Defs;
   /** Parameters the table does not name: refused (400) or ignored. */
   readonly unknown: 'refused' | 'ignored';
   /** A parameter of the table given twice: refused (400; the default) or ignored (its schema takes arrays). */
@@ -61,13 +67,41 @@ export interface ParamTable<Key extends string = string> {
   readonly summary?: (details: readonly ErrorDetail[]) => string;
 }
 
-/** The raw values of a table's parameters: REST strings (arrays when repeated) or GraphQL arguments. */
-export type RawParams<T extends ParamTable> = { [K in T['params'][number]['key']]?: unknown };
+/** The keys of a table's parameters. */
+export type ParamKey<T extends ParamTable> = T['params'][number]['key'];
 
-/** Declares a table keeping its keys' literal types. */
-export function paramTable<const Key extends string>(table: ParamTable<Key>): ParamTable<Key> {
+/** The raw values of a table's parameters by key, as GraphQL arguments give them (null: not given). */
+export type RawParams<T extends ParamTable> = { [K in ParamKey<T>]?: unknown };
+
+/** A query as the HTTP shell parses it: REST names, a string each, an array of strings when repeated. */
+export type RestQuery = Readonly<Record<string, unknown>>;
+
+/** A request's parameters as its origin gives them: the REST query, or the GraphQL arguments. */
+export type GivenParams<T extends ParamTable> = { readonly naming: 'rest'; readonly query: RestQuery } | { readonly naming: 'graphql'; readonly args: RawParams<T> };
+
+/** The TypeScript type of a value its schema accepted. */
+type ValueOf<S> = S extends { readonly type: 'integer' | 'number' } ? number : S extends { readonly type: 'string' } ? string : S extends { readonly type: 'boolean' } ? boolean : unknown;
+
+/** Whether a parameter is always in the checked values: required, or defaulted by its schema. */
+type AlwaysPresent<D> = D extends { readonly required: true } ? true : D extends { readonly schema: { readonly default: unknown } } ? true : false;
+
+/** The checked values of a table's parameters, by key (absent optional ones left out). */
+export type CheckedParams<T extends ParamTable> = {
+  -readonly [D in T['params'][number] as AlwaysPresent<D> extends true ? D['key'] : never]: ValueOf<D['schema']>;
+} & {
+  -readonly [D in T['params'][number] as AlwaysPresent<D> extends true ? never : D['key']]?: ValueOf<D['schema']>;
+};
+
+/** Declares a table keeping its keys' and schemas' literal types (the checked values' types come from them). */
+export function paramTable<const Key extends string, const Defs extends readonly ParamDef<Key>[]>(table: ParamTable<Key, Defs & readonly ParamDef<Key>[]>): ParamTable<Key, Defs> {
   return table;
 }
+
+/**
+ * The validatorCompiler of routes whose parameters their service checks (one wording for REST and
+ * GraphQL, from the tables): Fastify validates nothing; the route schemas only document (/openapi.json).
+ */
+export const documentOnly = (): ((data: unknown) => true) => () => true;
 
 const QUERY_PATTERN = 'x-query-pattern';
 const CALENDAR_DATE = 'x-calendar-date';
@@ -162,20 +196,23 @@ export function operationRules(table: ParamTable): JsonSchema {
   return { 'x-unknown-query-parameters': table.unknown, 'x-repeated-query-parameters': table.repeated ?? 'refused' };
 }
 
-/** A table's checker: compiled once; check() throws 400 VALIDATION_FAILED listing every violation. */
-export class ParamChecker<Key extends string> {
+/**
+ * A table's checker: compiled once; each check returns the typed values or throws 400 VALIDATION_FAILED
+ * with a detail per unknown parameter, per bad parameter (required, given twice, or its own message)
+ * and per cross-parameter rule broken, in that order.
+ */
+export class ParamChecker<T extends ParamTable> {
   private readonly validate: ValidateFunction;
+  private readonly table: ParamTable<ParamKey<T>>;
 
-  constructor(
-    private readonly table: ParamTable<Key>,
-    ajv: Ajv = (sharedAjv ??= queryAjv()),
-  ) {
+  constructor(table: T, ajv: Ajv = (sharedAjv ??= queryAjv())) {
+    this.table = table as ParamTable<ParamKey<T>>;
     this.validate = ajv.compile(querystringSchema(table));
   }
 
   /** How details name each parameter: REST query parameters or GraphQL arguments. */
-  fieldNames(naming: ParamNaming): Readonly<Record<Key, string>> {
-    return Object.fromEntries(this.table.params.map((p) => [p.key, naming === 'rest' ? p.name : p.key])) as Record<Key, string>;
+  fieldNames(naming: FieldNaming): Readonly<Record<ParamKey<T>, string>> {
+    return Object.fromEntries(this.table.params.map((p) => [p.key, naming === 'rest' ? p.name : p.key])) as Record<ParamKey<T>, string>;
   }
 
   /** Names of the table's parameters, as REST writes them. */
@@ -183,25 +220,47 @@ export class ParamChecker<Key extends string> {
     return this.table.params.map((p) => p.name);
   }
 
+  /** The parameters as either origin gives them (see checkQuery and checkArgs). */
+  check(given: GivenParams<T>): CheckedParams<T> {
+    return given.naming === 'rest' ? this.checkQuery(given.query) : this.checkArgs(given.args);
+  }
+
   /**
-   * The values read (x-query-pattern applied; absent ones undefined), or 400 VALIDATION_FAILED with a
-   * detail per unknown parameter, per bad parameter (required, given twice, or its own message) and
-   * per cross-parameter rule broken, in that order.
+   * A REST query as the shell parsed it: each table parameter by its REST name; any other name is an
+   * unknown parameter (refused or ignored as the table says). Details name the REST parameters.
    */
-  check(raw: Readonly<Partial<Record<Key, unknown>>>, naming: ParamNaming, unknownParams: readonly string[] = []): Partial<Record<Key, unknown>> {
+  checkQuery(query: RestQuery): CheckedParams<T> {
+    const raw: Partial<Record<ParamKey<T>, unknown>> = {};
+    for (const p of this.table.params) if (Object.prototype.hasOwnProperty.call(query, p.name)) raw[p.key] = query[p.name];
+    const known = new Set(this.names);
+    const unknown = this.table.unknown === 'refused' ? Object.keys(query).filter((name) => !known.has(name)).sort() : [];
+    return this.checkValues(raw, 'rest', unknown);
+  }
+
+  /** GraphQL arguments, by key (null: not given). Details name the arguments. */
+  checkArgs(args: RawParams<T>): CheckedParams<T> {
+    return this.checkValues(args, 'graphql', []);
+  }
+
+  /** The values read (x-query-pattern applied; absent ones: their schema's default, else left out). */
+  private checkValues(raw: Readonly<Partial<Record<ParamKey<T>, unknown>>>, naming: FieldNaming, unknownParams: readonly string[]): CheckedParams<T> {
     const instance: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    const read: Partial<Record<Key, unknown>> = {};
+    const read: Record<string, unknown> = {};
     for (const p of this.table.params) {
       const value = raw[p.key];
-      if (value === undefined || value === null) continue;
+      if (value === undefined || value === null) {
+        if (p.schema.default !== undefined) read[p.key] = p.schema.default;
+        continue;
+      }
       read[p.key] = instance[p.name] = readQueryValue(p.schema, value);
     }
     for (const name of unknownParams) Object.defineProperty(instance, name, { value: true, enumerable: true });
-    if (this.validate(instance)) return read;
+    // The schema accepted every value: each has its schema's type, which is what CheckedParams<T> says.
+    if (this.validate(instance)) return read as CheckedParams<T>;
     throw this.violations(this.validate.errors ?? [], raw, naming);
   }
 
-  private violations(errors: readonly ErrorObject[], raw: Readonly<Partial<Record<Key, unknown>>>, naming: ParamNaming): AppError {
+  private violations(errors: readonly ErrorObject[], raw: Readonly<Partial<Record<ParamKey<T>, unknown>>>, naming: FieldNaming): AppError {
     const unknown = new Set<string>();
     const missing = new Set<string>();
     const bad = new Set<string>();

@@ -3,7 +3,7 @@
  * DESIGN section 5): GET /api/v1/portfolios/hunt and GET /api/v1/portfolios/cash-hunt, and their
  * GraphQL twins Query.hunt / Query.cashHunt and Portfolio.hunt / Portfolio.cashHunt. The route schemas
  * (what /openapi.json publishes), SearchService's checks (REST and GraphQL, one wording) and the types
- * below all come from these tables (machinery: analysis/param-table.ts).
+ * below all come from these tables (machinery: platform/param-table.ts).
  *
  * Rules: portfolio_id required, a UUID; page an integer 1..2^31-1 (GraphQL's largest Int), page_size
  * 1..50, written as decimal digits on REST; symbol_replace and symbol_interest tickers (any case,
@@ -13,19 +13,20 @@
  */
 import { TICKER_INPUT_PATTERN } from '../analysis/params.js';
 import { normalizeSymbol } from '../analysis/engine/symbol.js';
-import { ParamChecker, paramTable, type ParamDef, type ParamNaming, type RawParams } from '../platform/param-table.js';
+import { ParamChecker, paramTable, type CheckedParams, type FieldNaming, type GivenParams, type RawParams } from '../platform/param-table.js';
 import { UUID_RE } from '../platform/validation.js';
 import { PAGINATION, type HuntMode } from './engine/pagination.js';
 
 /** Decimal digits, at most 10 (no sign, exponent, point or spaces): how REST writes page and page_size. */
 const DIGITS = '^[0-9]{1,10}$';
 
-const integerParam = <Key extends string>(key: Key, name: string, min: number, max: number, fallback: number, description: string): ParamDef<Key> => ({
+/** An integer parameter min..max, `fallback` when absent (its schema's default: the checked value). */
+const integerParam = <const Key extends string>(key: Key, name: string, min: number, max: number, fallback: number, description: string) => ({
   key,
   name,
   description,
-  schema: { type: 'integer', minimum: min, maximum: max, default: fallback, 'x-query-pattern': DIGITS },
-  invalid: (field) => `${field} must be an integer from ${min} to ${max}`,
+  schema: { type: 'integer', minimum: min, maximum: max, default: fallback, 'x-query-pattern': DIGITS } as const,
+  invalid: (field: string) => `${field} must be an integer from ${min} to ${max}`,
 });
 
 const PORTFOLIO_ID = {
@@ -66,9 +67,13 @@ export const HUNT_PARAMS = paramTable({
 /** GET /api/v1/portfolios/cash-hunt. */
 export const CASH_HUNT_PARAMS = paramTable({ unknown: 'refused', params: [PORTFOLIO_ID, PAGE, PAGE_SIZE] });
 
-/** Raw parameters: REST query values (strings, arrays when repeated) or GraphQL arguments. */
+/** Raw parameters by key: GraphQL arguments. */
 export type HuntParams = RawParams<typeof HUNT_PARAMS>;
 export type CashHuntParams = RawParams<typeof CASH_HUNT_PARAMS>;
+
+/** The parameters of each operation as its origin gives them: the REST query or the GraphQL arguments. */
+export type HuntRequest = GivenParams<typeof HUNT_PARAMS>;
+export type CashHuntRequest = GivenParams<typeof CASH_HUNT_PARAMS>;
 
 /** Checked parameters of either operation (cash hunt: mode general, no symbol). */
 export interface SearchParams {
@@ -83,45 +88,24 @@ const huntChecker = new ParamChecker(HUNT_PARAMS);
 const cashHuntChecker = new ParamChecker(CASH_HUNT_PARAMS);
 
 /** How violation details name hunt's parameters (cash hunt's are a subset). */
-export const HUNT_FIELD_NAMES: Readonly<Record<ParamNaming, Readonly<Record<keyof HuntParams, string>>>> = {
+export const HUNT_FIELD_NAMES: Readonly<Record<FieldNaming, Readonly<Record<keyof HuntParams, string>>>> = {
   rest: huntChecker.fieldNames('rest'),
   graphql: huntChecker.fieldNames('graphql'),
 };
 
-/** REST query parameter names of each operation. */
-export const HUNT_QUERY_PARAMS: readonly string[] = huntChecker.names;
-export const CASH_HUNT_QUERY_PARAMS: readonly string[] = cashHuntChecker.names;
-
-/** The query's parameters the operation does not know (REST). */
-export function unknownQueryParams(query: object, known: readonly string[]): string[] {
-  return Object.keys(query).filter((k) => !known.includes(k)).sort();
-}
-
 /** A ticker the schema accepted, normalised (the pattern and normalizeSymbol accept the same text). */
-const symbolOf = (value: unknown): string | null => (typeof value === 'string' ? normalizeSymbol(value) : null);
+const symbolOf = (value: string | undefined): string | null => (value === undefined ? null : normalizeSymbol(value));
 
 /** Hunt's parameters checked together: every violation listed (400 VALIDATION_FAILED). */
-export function checkHuntParams(raw: HuntParams, naming: ParamNaming, unknownParams?: readonly string[]): SearchParams {
-  const v = huntChecker.check(raw, naming, unknownParams);
+export function checkHuntParams(given: HuntRequest): SearchParams {
+  const v: CheckedParams<typeof HUNT_PARAMS> = huntChecker.check(given);
   const replace = symbolOf(v.symbolReplace);
   const interest = symbolOf(v.symbolInterest);
-  return {
-    portfolioId: v.portfolioId as string,
-    mode: replace ? 'replace' : interest ? 'interest' : 'general',
-    symbol: replace ?? interest,
-    page: (v.page as number | undefined) ?? PAGINATION.defaultPage,
-    pageSize: (v.pageSize as number | undefined) ?? PAGINATION.defaultPageSize,
-  };
+  return { portfolioId: v.portfolioId, mode: replace ? 'replace' : interest ? 'interest' : 'general', symbol: replace ?? interest, page: v.page, pageSize: v.pageSize };
 }
 
 /** Cash hunt's parameters checked together. */
-export function checkCashHuntParams(raw: CashHuntParams, naming: ParamNaming, unknownParams?: readonly string[]): SearchParams {
-  const v = cashHuntChecker.check(raw, naming, unknownParams);
-  return {
-    portfolioId: v.portfolioId as string,
-    mode: 'general',
-    symbol: null,
-    page: (v.page as number | undefined) ?? PAGINATION.defaultPage,
-    pageSize: (v.pageSize as number | undefined) ?? PAGINATION.defaultPageSize,
-  };
+export function checkCashHuntParams(given: CashHuntRequest): SearchParams {
+  const v = cashHuntChecker.check(given);
+  return { portfolioId: v.portfolioId, mode: 'general', symbol: null, page: v.page, pageSize: v.pageSize };
 }

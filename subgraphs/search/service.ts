@@ -4,9 +4,9 @@
  * every rule lives here or in the engine (engine/).
  *
  * A request, step by step:
- *   1. parameters are checked together (every violation listed, 400 VALIDATION_FAILED) by the tables of
- *      params.ts: portfolio_id required, page >= 1, 1 <= page_size <= 50, at most one of symbol_replace
- *      and symbol_interest, symbols that are tickers, nothing unknown or repeated;
+ *   1. parameters, as either origin gives them (the REST query, the GraphQL arguments), are checked
+ *      together against the tables of params.ts (the rules are there), every violation listed (400
+ *      VALIDATION_FAILED);
  *   2. the portfolio: the caller's own, read with its positions and effective settings (an unknown id,
  *      and another caller's, are the same 400: spec "Opportunity-search service");
  *   3. the market: the newest analysis snapshots as candidates (the universe allocation builds books
@@ -38,21 +38,14 @@ import { BoundedCache } from '../platform/bounded-cache.js';
 import { generalAssessment } from './engine/assessment.js';
 import { cashHunt as runCashHunt } from './engine/cash-hunt.js';
 import { HUNT_MODES, PAGINATION, pageFields, pageWindow, paginate, type HuntMode } from './engine/pagination.js';
-import { HUNT_FIELD_NAMES, checkCashHuntParams, checkHuntParams, type CashHuntParams, type HuntParams, type SearchParams } from './params.js';
-import type { ParamNaming } from '../platform/param-table.js';
+import { HUNT_FIELD_NAMES, checkCashHuntParams, checkHuntParams, type CashHuntRequest, type HuntRequest, type SearchParams } from './params.js';
+import type { FieldNaming } from '../platform/param-table.js';
 import { replacementsFor } from './engine/replacement.js';
 import { ReturnsIndex, buildCalendar } from './engine/returns.js';
 import { suitabilityOf } from './engine/suitability.js';
 import type { CashHuntResult, GeneralAssessment, MarketView, PortfolioView, ReplacementAnalysis, SuitabilityAnalysis } from './engine/types.js';
 
-export type { CashHuntParams, HuntParams, ParamNaming };
-export { CASH_HUNT_QUERY_PARAMS, HUNT_QUERY_PARAMS } from './params.js';
-
-export interface HuntOptions {
-  naming: ParamNaming;
-  /** Parameters the REST query carried that the operation does not know. */
-  unknownParams?: readonly string[];
-}
+export type { CashHuntRequest, HuntRequest };
 
 /** spec "HuntResponse" (analysis_date: the newest analysis date the answer used). */
 export interface HuntResponse {
@@ -131,16 +124,16 @@ export class SearchService {
   }
 
   /** GET /api/v1/portfolios/hunt: the mode follows the symbol parameter given (none: general). */
-  async hunt(principal: Principal, params: HuntParams, options: HuntOptions): Promise<HuntResponse> {
-    const p = checkHuntParams(params, options.naming, options.unknownParams);
-    const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
+  async hunt(principal: Principal, given: HuntRequest): Promise<HuntResponse> {
+    const p = checkHuntParams(given);
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
-    const key = `hunt|${options.naming}|${portfolio.id}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
-    const compute = () => this.computeHunt(portfolio, universe, p, options.naming);
+    const key = `hunt|${given.naming}|${portfolio.id}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
+    const compute = () => this.computeHunt(portfolio, universe, p, given.naming);
     return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<HuntResponse>;
   }
 
-  private async computeHunt(portfolio: PortfolioView, universe: Universe, p: SearchParams, naming: ParamNaming): Promise<HuntResponse> {
+  private async computeHunt(portfolio: PortfolioView, universe: Universe, p: SearchParams, naming: FieldNaming): Promise<HuntResponse> {
     const market = await this.marketFor(universe, portfolio, p.symbol && p.mode === 'interest' ? [p.symbol] : []);
     const names = HUNT_FIELD_NAMES[naming];
     const window = pageWindow(p.page, p.pageSize);
@@ -178,9 +171,9 @@ export class SearchService {
   }
 
   /** GET /api/v1/portfolios/cash-hunt: new positions for the portfolio's remaining capital. */
-  async cashHunt(principal: Principal, params: CashHuntParams, options: HuntOptions): Promise<CashHuntResponse> {
-    const p = checkCashHuntParams(params, options.naming, options.unknownParams);
-    const portfolio = await this.portfolioOf(principal, p.portfolioId, options.naming);
+  async cashHunt(principal: Principal, given: CashHuntRequest): Promise<CashHuntResponse> {
+    const p = checkCashHuntParams(given);
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
     const key = `cash|${portfolio.id}|${universe.key}|${p.page}|${p.pageSize}`;
     const compute = async (): Promise<CashHuntResponse> => {
@@ -206,7 +199,7 @@ export class SearchService {
    * The caller's portfolio as the engine reads it; 400 for an unknown id and for another caller's
    * (the same answer). Read once: a stored portfolio never changes; the owner is checked every time.
    */
-  private async portfolioOf(principal: Principal, id: string, naming: ParamNaming): Promise<PortfolioView> {
+  private async portfolioOf(principal: Principal, id: string, naming: FieldNaming): Promise<PortfolioView> {
     const owner = ownerOf(principal);
     const key = id.toLowerCase();
     let known = this.portfolios.get(key);

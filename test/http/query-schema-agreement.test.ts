@@ -20,6 +20,10 @@
  * Corpus: every invalid-query case of search-contract.test.ts and analysis-contract.test.ts (and
  * analysis-evidence.test.ts), boundary values, and fast-check near-valid query strings: a few hundred
  * round trips. A last check mutates the published schemas and expects the disagreements to be found.
+ *
+ * Every round trip is made once, before the tests (the second beforeAll), and recorded with its group;
+ * each test reads its own group's disagreements (or, for the mutation check, every recorded verdict),
+ * so any one of them runs alone (-t) as it runs with the others.
  */
 import fc from 'fast-check';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -33,6 +37,7 @@ import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request } from '../helpers/http.js';
 import { startTestIssuer, TEST_OIDC_AUDIENCE, type TestIssuer } from '../helpers/oidc.js';
 import { fetchOpenApi, type OpenApiDocument } from '../helpers/openapi.js';
+import { scaled } from '../helpers/time.js';
 
 type Pair = readonly [string, string];
 type Schema = Record<string, unknown>;
@@ -134,15 +139,21 @@ describe('published query schemas and the servers agree', () => {
   let held: string[];
   let other: string;
   const headers: Record<string, Record<string, string>> = {};
-  /** Every (route, query) sent, with both verdicts: the mutation check re-reads them. */
+  /** Every (route, query) sent, with the server's verdict: the mutation check re-reads them. */
   const record: Array<{ route: string; pairs: readonly Pair[]; server: Verdict }> = [];
-  const disagreements: string[] = [];
+  /** The disagreements found, by group (a test's name); every group sent at least one query. */
+  const disagreements = new Map<string, string[]>();
+  const disagreementsOf = (group: string): string[] => {
+    const found = disagreements.get(group);
+    if (!found) throw new Error(`no query was sent for ${group}`);
+    return found;
+  };
 
   const published = (route: string, doc: OpenApiDocument = route === HUNT || route === CASH_HUNT ? docs.search : docs.analysis) =>
     new PublishedQuery(doc.paths[route].get as unknown as Operation);
 
-  /** Sends the query to the route and compares the verdicts; a disagreement is recorded, not thrown. */
-  async function compare(route: string, pairs: readonly Pair[]): Promise<void> {
+  /** Sends the query to the route and compares the verdicts; a disagreement is recorded under the group, not thrown. */
+  async function compare(group: string, route: string, pairs: readonly Pair[]): Promise<void> {
     const origin = route === HUNT || route === CASH_HUNT ? platform.urls.search : platform.urls.analysis;
     const path = route.replace('{symbol}', route === DEMO ? config.demo.symbol : other);
     const qs = queryString(pairs);
@@ -152,7 +163,9 @@ describe('published query schemas and the servers agree', () => {
     const server = serverVerdict(res.status, res.body);
     const schema = published(route).verdict(pairs);
     record.push({ route, pairs, server });
-    if (!same(server, schema)) disagreements.push(`${route}?${qs}: server ${JSON.stringify(server)}, published ${JSON.stringify(schema)}`);
+    const found = disagreements.get(group) ?? [];
+    disagreements.set(group, found);
+    if (!same(server, schema)) found.push(`${route}?${qs}: server ${JSON.stringify(server)}, published ${JSON.stringify(schema)}`);
   }
 
   beforeAll(async () => {
@@ -252,9 +265,9 @@ describe('published query schemas and the servers agree', () => {
     return out;
   }
 
-  it('hunt and cash hunt: the search-contract cases and the boundaries', async () => {
-    for (const [route, pairs] of searchCorpus()) await compare(route, pairs);
-    expect(disagreements).toEqual([]);
+  const SEARCH_CASES = 'hunt and cash hunt: the search-contract cases and the boundaries';
+  it(SEARCH_CASES, () => {
+    expect(disagreementsOf(SEARCH_CASES)).toEqual([]);
   });
 
   /** Near-valid query strings: valid values, nudged; now and then a parameter repeated, dropped or unknown. */
@@ -293,15 +306,9 @@ describe('published query schemas and the servers agree', () => {
     return fc.tuple(fc.option(ids, { freq: 6 }), known, extra).map(([id, k, e]): Pair[] => [...(id === null ? [] : [['portfolio_id', id] as Pair]), ...k, ...(e as Pair[])]);
   };
 
-  it.each([HUNT, CASH_HUNT])('%s: near-valid query strings (fast-check)', async (route) => {
-    await fc.assert(
-      fc.asyncProperty(nearValidSearch(route), async (pairs) => {
-        await compare(route, pairs);
-        return true;
-      }),
-      { numRuns: 60 },
-    );
-    expect(disagreements).toEqual([]);
+  const nearValid = (route: string) => `${route}: near-valid query strings (fast-check)`;
+  it.each([HUNT, CASH_HUNT])('%s: near-valid query strings (fast-check)', (route) => {
+    expect(disagreementsOf(nearValid(route))).toEqual([]);
   });
 
   // -------------------------------------------------------------------------------------------------------
@@ -311,21 +318,23 @@ describe('published query schemas and the servers agree', () => {
   const BAD_DATES = ['2026-13-01', '2026-02-30', '20261030', '2026-1-5', 'yesterday', '', '2026-10-30T00:00:00Z', 'nope', 'garbage'];
   const EDGE_DATES = ['2024-02-29', '2023-02-29', '2000-02-29', '1900-02-29', '0000-01-01', '0099-12-31', '9999-12-31', '2026-04-31', '2026-12-31', ' 2026-01-05', '2026-01-05 '];
 
-  it.each([RESULT, EVIDENCE, DEMO])('%s: the contract cases and the boundaries', async (route) => {
-    const cases: Pair[][] = [
-      [],
-      ...[...seed.dates, ...BAD_DATES, ...EDGE_DATES].map((d): Pair[] => [['date', d]]),
-      [['date', seed.dates[0]], ['date', seed.dates[1]]],
-      [['date', seed.dates[0]], ['date', seed.dates[0]]],
-      [['date', 'garbage'], ['date', 'x']],
-      [['limit', '3'], ['foo', 'bar'], ['Date', '2000-01-01']],
-      [['foo', '1']],
-      [['foo', '1'], ['foo', '2']],
-      [['date', seed.latestDate], ['page', '2']],
-      [['DATE', 'nope']],
-    ];
-    for (const pairs of cases) await compare(route, pairs);
-    expect(disagreements).toEqual([]);
+  const analysisCases = (route: string) => `${route}: the contract cases and the boundaries`;
+  /** The analysis-contract cases and boundaries of one route. */
+  const analysisCorpus = (): Pair[][] => [
+    [],
+    ...[...seed.dates, ...BAD_DATES, ...EDGE_DATES].map((d): Pair[] => [['date', d]]),
+    [['date', seed.dates[0]], ['date', seed.dates[1]]],
+    [['date', seed.dates[0]], ['date', seed.dates[0]]],
+    [['date', 'garbage'], ['date', 'x']],
+    [['limit', '3'], ['foo', 'bar'], ['Date', '2000-01-01']],
+    [['foo', '1']],
+    [['foo', '1'], ['foo', '2']],
+    [['date', seed.latestDate], ['page', '2']],
+    [['DATE', 'nope']],
+  ];
+
+  it.each([RESULT, EVIDENCE, DEMO])('%s: the contract cases and the boundaries', (route) => {
+    expect(disagreementsOf(analysisCases(route))).toEqual([]);
   });
 
   const nearValidDates = fc.oneof(
@@ -337,19 +346,33 @@ describe('published query schemas and the servers agree', () => {
     fc.string({ unit: fc.constantFrom('0', '1', '2', '9', '-', 'T', ' '), maxLength: 12 }),
   );
 
-  it.each([RESULT, EVIDENCE])('%s: near-valid query strings (fast-check)', async (route) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.tuple(fc.constantFrom('date', 'date', 'date', 'Date', 'other'), nearValidDates), { maxLength: 2 }),
-        async (pairs) => {
-          await compare(route, pairs);
-          return true;
-        },
-      ),
-      { numRuns: 40 },
-    );
-    expect(disagreements).toEqual([]);
+  it.each([RESULT, EVIDENCE])('%s: near-valid query strings (fast-check)', (route) => {
+    expect(disagreementsOf(nearValid(route))).toEqual([]);
   });
+
+  // Every round trip, once: the verdicts the tests above and the mutation check below read.
+  beforeAll(async () => {
+    for (const [route, pairs] of searchCorpus()) await compare(SEARCH_CASES, route, pairs);
+    for (const route of [HUNT, CASH_HUNT]) {
+      await fc.assert(
+        fc.asyncProperty(nearValidSearch(route), async (pairs) => {
+          await compare(nearValid(route), route, pairs);
+          return true;
+        }),
+        { numRuns: 60 },
+      );
+    }
+    for (const route of [RESULT, EVIDENCE, DEMO]) for (const pairs of analysisCorpus()) await compare(analysisCases(route), route, pairs);
+    for (const route of [RESULT, EVIDENCE]) {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('date', 'date', 'date', 'Date', 'other'), nearValidDates), { maxLength: 2 }), async (pairs) => {
+          await compare(nearValid(route), route, pairs);
+          return true;
+        }),
+        { numRuns: 40 },
+      );
+    }
+  }, scaled(300_000));
 
   // -------------------------------------------------------------------------------------------------------
   // The comparison finds disagreements (so an empty list above means something)

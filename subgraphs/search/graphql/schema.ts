@@ -78,13 +78,13 @@ export class SearchInfoResolver {
 async function hunt(search: SearchService, ctx: RequestContext, params: HuntParams): Promise<HuntType> {
   const principal = await ctx.principal();
   await ctx.limitExpensive();
-  return huntOf(await search.hunt(principal, params, { naming: 'graphql' }));
+  return huntOf(await search.hunt(principal, { naming: 'graphql', args: params }));
 }
 
 async function cashHunt(search: SearchService, ctx: RequestContext, params: CashHuntParams): Promise<CashHuntType> {
   const principal = await ctx.principal();
   await ctx.limitExpensive();
-  return cashHuntOf(await search.cashHunt(principal, params, { naming: 'graphql' }));
+  return cashHuntOf(await search.cashHunt(principal, { naming: 'graphql', args: params }));
 }
 
 @Resolver()
