@@ -38,7 +38,7 @@ import {
 import { JSONObjectResolver } from 'graphql-scalars';
 import { Field, Float, getMetadataStorage, InputType, Int, registerEnumType } from 'type-graphql';
 import type { PolicyExplanation } from '../engine/risk-profile.js';
-import { ALLOCATION_STRATEGIES, MIN_TOTAL_CAPITAL, type AllocationStrategy, type RiskSettings } from '../engine/risk-settings.js';
+import { ALLOCATION_STRATEGIES, DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, type AllocationStrategy, type RiskSettings } from '../engine/risk-settings.js';
 import type { ConstraintPack } from '../engine/types.js';
 import { DISTINCT_KEYS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL, RISK_QUIZ_ANSWERS, STAGE_KEY_PATTERN, SUM_MAX, WHOLE_CENTS, type RequestRule } from './rules.js';
 
@@ -78,7 +78,10 @@ function mapOf(entries: MapEntries) {
 }
 
 const docs = new WeakMap<object, Map<string, string>>();
-/** A field's description in the published JSON Schema (the REST wording; GraphQL keeps its @Field description). */
+/**
+ * A field's description in the published JSON Schema, for a field whose @Field has none (a field with
+ * an @Field description has that one text in both the SDL and the JSON Schema).
+ */
 function doc(text: string): PropertyDecorator {
   return (prototype, prop) => {
     const fields = docs.get(prototype) ?? new Map<string, string>();
@@ -90,49 +93,56 @@ function doc(text: string): PropertyDecorator {
 export const docOf = (cls: DtoClass, prop: string): string | undefined => docs.get(cls.prototype)?.get(prop);
 
 const FRACTION = { type: 'number', minimum: 0, maximum: 1 } as const;
+
+// Bounds stated both in a decorator and in its field's description (one number, two uses).
+const DEFAULTS = DEFAULT_RISK_SETTINGS;
+/** Softmax temperature and Kelly reward scale. */
+const SCALE = { min: 0.001, max: 100 } as const;
+/** A stage weight's factor. */
+const STAGE_FACTOR_MAX = 100;
+/** One-way annual turnover cap. */
+const TURNOVER = { min: 0, max: 10 } as const;
+/** Annualised volatility target. */
+const VOL_TARGET = { min: 0.0001, max: 2 } as const;
 /** Keys that are not blank. */
 const NON_BLANK = '\\S';
 
 @InputType({ description: 'spec RiskSettings; every omitted field takes the server default (see allocationLimits)' })
 export class RiskSettingsInput {
-  @doc('fraction 0..1 of capital at risk per position (shares x (entry - stop))')
-  @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk per trade (default 0.01)' })
+  @Field(() => Float, { nullable: true, description: `fraction 0..1 of capital at risk per position (shares x (entry - stop)); default ${DEFAULTS.max_risk_per_trade}` })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxRiskPerTrade?: number | null;
 
-  @doc('fraction 0..1 of capital at risk across all stops')
-  @Field(() => Float, { nullable: true, description: 'Fraction 0..1 of capital at risk in total (default 0.05)' })
+  @Field(() => Float, { nullable: true, description: `fraction 0..1 of capital at risk across all stops; default ${DEFAULTS.max_portfolio_risk}` })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxPortfolioRisk?: number | null;
 
-  @doc('max weight of a single name, fraction 0..1')
-  @Field(() => Float, { nullable: true, description: 'Max weight of one name, 0..1 (default 0.2)' })
+  @Field(() => Float, { nullable: true, description: `max weight of a single name, fraction 0..1; default ${DEFAULTS.max_position_size}` })
   @IsOptional() @Max(1) @Min(0) @IsNumber(FINITE)
   maxPositionSize?: number | null;
 
-  @doc('maximum number of positions')
-  @Field(() => Int, { nullable: true, description: `Maximum number of positions, 1..${MAX_POSITIONS_LIMIT} (default 30)` })
+  @Field(() => Int, { nullable: true, description: `maximum number of positions, 1..${MAX_POSITIONS_LIMIT}; default ${DEFAULTS.max_positions}` })
   @IsOptional() @Max(MAX_POSITIONS_LIMIT) @Min(1) @IsInt()
   maxPositions?: number | null;
 
-  @doc('how capital is weighted across eligible names')
+  @doc(`how capital is weighted across eligible names; default ${DEFAULTS.allocation_strategy}`)
   @Field(() => AllocationStrategyEnum, { nullable: true })
   @IsOptional() @IsIn(ALLOCATION_STRATEGIES as unknown as string[])
   allocationStrategy?: AllocationStrategy | null;
 
-  @doc('softmax-style strategies: higher gives more uniform weights')
-  @Field(() => Float, { nullable: true, description: 'Softmax temperature (> 0, at most 100); higher gives more uniform weights' })
-  @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
+  @Field(() => Float, { nullable: true, description: `softmax temperature of the softmax-style strategies, ${SCALE.min}..${SCALE.max}: higher gives more uniform weights` })
+  @IsOptional() @Max(SCALE.max) @Min(SCALE.min) @IsNumber(FINITE)
   softmaxTemperature?: number | null;
 
-  @doc('Kelly reward scale, used with KELLY_CRITERION')
-  @Field(() => Float, { nullable: true, description: 'Kelly reward scale (> 0, at most 100)' })
-  @IsOptional() @Max(100) @Min(0.001) @IsNumber(FINITE)
+  @Field(() => Float, { nullable: true, description: `Kelly reward scale, ${SCALE.min}..${SCALE.max}, used with KELLY_CRITERION` })
+  @IsOptional() @Max(SCALE.max) @Min(SCALE.min) @IsNumber(FINITE)
   rewardMultiplier?: number | null;
 
-  @doc('stage -> factor 0..100 for the stage and hybrid strategies, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}; keys STAGE 1..STAGE 4 (or 1..4, any case, with a space, _ or -)')
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Stage -> factor, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}' })
-  @IsOptional() @rule(DISTINCT_KEYS, 'stage') @mapOf({ keys: STAGE_KEY_PATTERN, values: { type: 'number', minimum: 0, maximum: 100 } }) @IsObject()
+  @Field(() => JSONObjectResolver, {
+    nullable: true,
+    description: `stage -> factor 0..${STAGE_FACTOR_MAX} for the stage and hybrid strategies, e.g. {"STAGE 2": 1, "STAGE 1": 0.3}; keys STAGE 1..STAGE 4 (or 1..4, any case, with a space, _ or -)`,
+  })
+  @IsOptional() @rule(DISTINCT_KEYS, 'stage') @mapOf({ keys: STAGE_KEY_PATTERN, values: { type: 'number', minimum: 0, maximum: STAGE_FACTOR_MAX } }) @IsObject()
   stageWeights?: Record<string, number> | null;
 
   @doc('half-Kelly sizing for the Kelly strategy')
@@ -148,23 +158,22 @@ export class ConstraintPackInput {
   @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
   schemaVersion!: string;
 
-  @doc('one-way annual turnover cap as a fraction (0..10); binds against prior_book_weights, otherwise only reported in the diagnostics')
-  @Field(() => Float, { nullable: true, description: 'One-way annual turnover cap as a fraction (0..10)' })
-  @IsOptional() @Max(10) @Min(0) @IsNumber(FINITE)
+  @Field(() => Float, {
+    nullable: true,
+    description: `one-way annual turnover cap as a fraction, ${TURNOVER.min}..${TURNOVER.max}; binds against prior_book_weights, otherwise only reported in the diagnostics`,
+  })
+  @IsOptional() @Max(TURNOVER.max) @Min(TURNOVER.min) @IsNumber(FINITE)
   maxPortfolioTurnoverAnnual?: number | null;
 
-  @doc('annualised volatility target as a fraction')
-  @Field(() => Float, { nullable: true, description: 'Annualised volatility target as a fraction (0..2]' })
-  @IsOptional() @Max(2) @Min(0.0001) @IsNumber(FINITE)
+  @Field(() => Float, { nullable: true, description: `annualised volatility target as a fraction, ${VOL_TARGET.min}..${VOL_TARGET.max}` })
+  @IsOptional() @Max(VOL_TARGET.max) @Min(VOL_TARGET.min) @IsNumber(FINITE)
   volTargetAnnual?: number | null;
 
-  @doc('sector label -> max weight 0..1; the DEFAULT key is a per-name cap merged with max_position_size')
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Sector label -> max weight 0..1; DEFAULT caps every single name' })
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'sector label -> max weight 0..1; the DEFAULT key is a per-name cap merged with max_position_size' })
   @IsOptional() @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
   sectorCaps?: Record<string, number> | null;
 
-  @doc('reserved placeholder, recorded only (the covariance is always Ledoit-Wolf shrunk)')
-  @Field(() => String, { nullable: true, description: 'Reserved; the covariance is always Ledoit-Wolf shrunk' })
+  @Field(() => String, { nullable: true, description: 'reserved placeholder, recorded only (the covariance is always Ledoit-Wolf shrunk)' })
   @IsOptional() @MaxLength(50) @IsString()
   covarianceModel?: string | null;
 }
@@ -192,8 +201,7 @@ export class InvestorProfileInput {
   @MaxLength(20) @MinLength(1) @IsString() @IsDefined()
   schemaVersion!: string;
 
-  @doc('ISO 8601 time the questionnaire was answered')
-  @Field(() => String, { nullable: true, description: 'ISO 8601' })
+  @Field(() => String, { nullable: true, description: 'ISO 8601 time the questionnaire was answered' })
   @IsOptional() @IsISO8601({ strict: true }) @IsString()
   recordedAt?: string | null;
 
@@ -243,18 +251,15 @@ export class PortfolioRequestInput {
   @IsOptional() @MaxLength(2000) @IsString()
   description?: string | null;
 
-  @doc('capital to allocate')
-  @Field(() => Float, { description: `At least ${MIN_TOTAL_CAPITAL}` })
+  @Field(() => Float, { description: `capital to allocate, ${MIN_TOTAL_CAPITAL}..${MAX_TOTAL_CAPITAL}` })
   @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @Min(MIN_TOTAL_CAPITAL) @IsNumber(FINITE) @IsDefined()
   totalCapital!: number;
 
-  @doc('ISO 4217 currency code')
-  @Field(() => String, { nullable: true, description: `ISO 4217 code, default ${DEFAULT_CURRENCY}` })
+  @Field(() => String, { nullable: true, description: `ISO 4217 currency code; default ${DEFAULT_CURRENCY}` })
   @IsOptional() @IsISO4217CurrencyCode() @Matches(/^[A-Z]{3}$/) @IsString()
   currency?: string | null;
 
-  @doc('raw risk-quiz answers, quiz key -> answer string; they choose the preset when there are no risk_settings')
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Raw quiz answers (goal, horizon, drawdown, volatility, concentration, preference)' })
+  @Field(() => JSONObjectResolver, { nullable: true, description: 'raw risk-quiz answers, quiz key -> answer string; they choose the preset when there are no risk_settings' })
   @IsOptional() @rule(RISK_QUIZ_ANSWERS, true) @mapOf(QUIZ_ANSWERS) @IsObject()
   riskQuizAnswers?: Record<string, string> | null;
 
@@ -278,8 +283,10 @@ export class PortfolioRequestInput {
   @IsOptional() @ValidateNested() @IsObject()
   constraintPack?: ConstraintPackInput | null;
 
-  @doc('symbol -> fraction 0..1 of total_capital held before; used for rebalance-only blending with the constraint pack\'s turnover cap')
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Symbol -> fraction of total_capital held before; the fractions sum to at most 1' })
+  @Field(() => JSONObjectResolver, {
+    nullable: true,
+    description: "symbol -> fraction 0..1 of total_capital held before; used for rebalance-only blending with the constraint pack's turnover cap",
+  })
   @IsOptional() @rule(SUM_MAX, 1) @rule(DISTINCT_KEYS, 'symbol') @mapOf({ keys: NON_BLANK, maxEntries: MAX_MAP_ENTRIES, values: FRACTION }) @IsObject()
   priorBookWeights?: Record<string, number> | null;
 
