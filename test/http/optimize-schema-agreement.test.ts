@@ -12,6 +12,11 @@
  * string, an unknown key, a bad map). A few hundred round trips: the origin runs on an empty market
  * (every accepted body builds an empty book, cheaply) for a partner of its own, so what it stores
  * (every accepted body is a portfolio) touches nobody else.
+ *
+ * The comparison itself is checked last: the published document mutated in one rule at a time (a bound,
+ * a nullability, an `x-` keyword dropped, a required flag, unknown fields allowed) must disagree with
+ * the server's recorded verdicts on at least one body of the corpus, so an empty disagreement list
+ * above means the corpus exercises each of those rules.
  */
 import fc from 'fast-check';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
@@ -95,6 +100,12 @@ const RULE_PROBES: Array<[string, unknown]> = [
   ['an unknown preset the settings would come from', minimal({ suggested_preset: { key: 'yolo' } })],
   ['an unknown preset beside risk settings', minimal({ suggested_preset: { key: 'yolo' }, risk_settings: {} })],
   ['51 bullets', minimal({ policy_explanation: { bullets: Array.from({ length: 51 }, () => 'x') } })],
+  // Bounds plain JSON Schema states, each just past its limit and at it.
+  ['an empty name', minimal({ name: '' })],
+  ['max_positions above the limit', minimal({ risk_settings: { max_positions: 501 } })],
+  ['max_positions at the limit', minimal({ risk_settings: { max_positions: 500 } })],
+  ['max_risk_per_trade above 1', minimal({ risk_settings: { max_risk_per_trade: 1.5 } })],
+  ['max_risk_per_trade of 1', minimal({ risk_settings: { max_risk_per_trade: 1 } })],
 ];
 
 /** allocation-contract.test.ts "invalid bodies" (their expected fields aside). */
@@ -176,13 +187,15 @@ function published(doc: OpenApiDocument): Published {
 let store: TestDb;
 let platform: RunningPlatform;
 let schema: Published;
+let document: OpenApiDocument;
 let token: string;
 
 beforeAll(async () => {
   store = await openTestDb('pglite');
   const config = testConfig({ DEMO_DATA: 'false', ANALYZE_ON_START: 'false' });
   platform = await startPlatform(config, ['allocation'], { db: store.db });
-  schema = published(await fetchOpenApi(platform.urls.allocation as string));
+  document = await fetchOpenApi(platform.urls.allocation as string);
+  schema = published(document);
   token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'schema-agreement' });
 });
 afterAll(async () => {
@@ -212,6 +225,8 @@ interface Disagreement {
 
 /** Bodies the server accepted and refused so far (the corpus must hold both). */
 const verdicts = { accepted: 0, refused: 0 };
+/** Every body of the corpus with the server's verdict, for the mutation check at the end. */
+const record: Array<{ name: string; body: unknown; server: boolean }> = [];
 
 /** Runs the bodies through both sides; the disagreements. */
 async function disagreements(cases: ReadonlyArray<readonly [string, unknown]>): Promise<Disagreement[]> {
@@ -219,6 +234,7 @@ async function disagreements(cases: ReadonlyArray<readonly [string, unknown]>): 
   for (const [name, body] of cases) {
     const server = await serverAccepts(body);
     verdicts[server ? 'accepted' : 'refused'] += 1;
+    record.push({ name, body, server });
     const document = schema.validate(body);
     if (server !== document) {
       out.push({
@@ -281,4 +297,43 @@ it('near-valid bodies (one field of a valid body mutated) get the same verdict f
   // Near-valid: a fair share of the mutations is still valid, a fair share is not.
   expect(verdicts.accepted - before.accepted).toBeGreaterThan(20);
   expect(verdicts.refused - before.refused).toBeGreaterThan(20);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The comparison finds disagreements (so an empty list above means something)
+// ---------------------------------------------------------------------------------------------------------
+
+it('a published schema mutated in one of its rules disagrees with the recorded server verdicts', () => {
+  expect(record.length).toBeGreaterThan(200);
+  /** Bodies of the corpus on which the document, changed by `change`, and the server disagree. */
+  const disagreeing = (change: (components: Record<string, Schema>) => void): string[] => {
+    const doc = structuredClone(document);
+    change((doc.components?.schemas ?? {}) as Record<string, Schema>);
+    const check = published(doc);
+    return record.filter((r) => check.validate(r.body) !== r.server).map((r) => r.name);
+  };
+  const property = (components: Record<string, Schema>, component: string, field: string) => (components[component].properties as Record<string, Schema>)[field];
+  const withoutNull = (target: Schema) => void (target.type = (target.type as string[]).filter((t) => t !== 'null'));
+  const mutations: Array<[string, (c: Record<string, Schema>) => void]> = [
+    ['total_capital minimum 999', (c) => void (property(c, 'PortfolioRequest', 'total_capital').minimum = 999)],
+    ['max_positions maximum 501', (c) => void (property(c, 'RiskSettings', 'max_positions').maximum = 501)],
+    ['max_risk_per_trade maximum 1.5', (c) => void (property(c, 'RiskSettings', 'max_risk_per_trade').maximum = 1.5)],
+    ['name minLength 0', (c) => void (property(c, 'PortfolioRequest', 'name').minLength = 0)],
+    ['softmax_temperature not nullable', (c) => withoutNull(property(c, 'RiskSettings', 'softmax_temperature'))],
+    ['description not nullable', (c) => withoutNull(property(c, 'PortfolioRequest', 'description'))],
+    ['name nullable', (c) => void (property(c, 'PortfolioRequest', 'name').type = ['string', 'null'])],
+    ['no x-whole-cents on total_capital', (c) => void delete property(c, 'PortfolioRequest', 'total_capital')['x-whole-cents']],
+    ['no x-iso4217 on currency', (c) => void delete property(c, 'PortfolioRequest', 'currency')['x-iso4217']],
+    ['no x-storable-text on the request', (c) => void delete c.PortfolioRequest['x-storable-text']],
+    ['no x-distinct-keys on prior_book_weights', (c) => void delete property(c, 'PortfolioRequest', 'prior_book_weights')['x-distinct-keys']],
+    ['no x-risk-quiz on risk_quiz_answers', (c) => void delete property(c, 'PortfolioRequest', 'risk_quiz_answers')['x-risk-quiz']],
+    ['no x-known-preset on the request', (c) => void delete c.PortfolioRequest['x-known-preset']],
+    ['name not required', (c) => void (c.PortfolioRequest.required = (c.PortfolioRequest.required as string[]).filter((f) => f !== 'name'))],
+    ['constraint_pack.schema_version not required', (c) => void delete c.ConstraintPackV1.required],
+    ['unknown risk_settings fields allowed', (c) => void (c.RiskSettings.additionalProperties = true)],
+  ];
+  const undetected = mutations.filter(([, change]) => disagreeing(change).length === 0).map(([what]) => what);
+  expect(undetected).toEqual([]);
+  // The document as published disagrees on nothing (the mutation is what the check finds).
+  expect(disagreeing(() => undefined)).toEqual([]);
 });
