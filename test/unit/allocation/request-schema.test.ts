@@ -5,7 +5,7 @@
  * naming. The demo body comparison of the service reports each differing field.
  */
 import { AllocationService, DEMO_OPTIMIZE_BODY } from '../../../subgraphs/allocation/service.js';
-import { fieldsOf, REQUEST_CLASSES, RiskSettingsInput } from '../../../subgraphs/allocation/request/classes.js';
+import { fieldsOf, RiskSettingsInput } from '../../../subgraphs/allocation/request/classes.js';
 import { REQUEST_RULES } from '../../../subgraphs/allocation/request/rules.js';
 import { requestSchemas, type JsonSchema } from '../../../subgraphs/allocation/request/schema.js';
 import { bodyOfInput, validateRequestBody, type FieldNaming } from '../../../subgraphs/allocation/request/validator.js';
@@ -28,12 +28,36 @@ function violations(body: unknown, naming: FieldNaming = 'rest'): Array<{ field?
 }
 
 describe('the derived schema', () => {
-  it('publishes one component per request class, each field of the class once, unknown fields refused', () => {
-    expect(schemas.map((s) => s.$id)).toEqual(REQUEST_CLASSES.map(([, id]) => id));
-    for (const [cls, id] of REQUEST_CLASSES) {
-      expect(Object.keys(properties(id))).toEqual(fieldsOf(cls).map((f) => f.name));
-      expect(byId.get(id)?.additionalProperties).toBe(false);
-    }
+  it('publishes the spec components with their snake_case fields in order, unknown fields refused', () => {
+    expect(schemas.map((s) => s.$id)).toEqual(['PortfolioRequest', 'RiskSettings', 'ConstraintPackV1', 'InvestorProfileV1', 'PolicyExplanationV1', 'SuggestedPreset']);
+    expect(Object.keys(properties('PortfolioRequest'))).toEqual([
+      'name', 'description', 'total_capital', 'currency', 'risk_quiz_answers', 'suggested_preset', 'risk_settings', 'investor_profile', 'constraint_pack',
+      'prior_book_weights', 'policy_explanation',
+    ]);
+    expect(Object.keys(properties('RiskSettings'))).toEqual([
+      'max_risk_per_trade', 'max_portfolio_risk', 'max_position_size', 'max_positions', 'allocation_strategy', 'softmax_temperature', 'reward_multiplier',
+      'stage_weights', 'half_kelly',
+    ]);
+    expect(Object.keys(properties('ConstraintPackV1'))).toEqual(['schema_version', 'max_portfolio_turnover_annual', 'vol_target_annual', 'sector_caps', 'covariance_model']);
+    expect(Object.keys(properties('InvestorProfileV1'))).toEqual(['schema_version', 'recorded_at', 'risk_quiz_answers', 'suggested_preset']);
+    expect(Object.keys(properties('PolicyExplanationV1'))).toEqual(['schema_version', 'mapper_version', 'preset_key', 'bullets']);
+    expect(Object.keys(properties('SuggestedPreset'))).toEqual(['key', 'description']);
+    for (const schema of schemas) expect({ id: schema.$id, additionalProperties: schema.additionalProperties }).toEqual({ id: schema.$id, additionalProperties: false });
+    // Concrete types, nullability, bounds and nesting as published.
+    expect(properties('PortfolioRequest').name).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(properties('PortfolioRequest').description).toMatchObject({ type: ['string', 'null'], maxLength: 2000 });
+    expect(properties('PortfolioRequest').constraint_pack).toMatchObject({ anyOf: [{ $ref: 'ConstraintPackV1#' }, { type: 'null' }] });
+    expect(properties('RiskSettings').max_positions).toMatchObject({ type: ['integer', 'null'], minimum: 1, maximum: 500, default: 30 });
+    expect(properties('RiskSettings').softmax_temperature).toMatchObject({ type: ['number', 'null'], minimum: 0.001, maximum: 100 });
+    expect(properties('RiskSettings').allocation_strategy).toMatchObject({
+      type: ['string', 'null'],
+      enum: ['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED', null],
+      default: 'HYBRID_WEIGHTED',
+    });
+    expect(properties('RiskSettings').half_kelly).toMatchObject({ type: ['boolean', 'null'] });
+    expect(properties('ConstraintPackV1').vol_target_annual).toMatchObject({ type: ['number', 'null'], minimum: 0.0001, maximum: 2 });
+    expect(properties('ConstraintPackV1').sector_caps).toMatchObject({ type: ['object', 'null'], maxProperties: 500, additionalProperties: { type: 'number', minimum: 0, maximum: 1 } });
+    expect(properties('PolicyExplanationV1').bullets).toMatchObject({ type: ['array', 'null'], maxItems: 50, items: { type: 'string', maxLength: 500 } });
     expect(byId.get('PortfolioRequest')?.required).toEqual(['name', 'total_capital']);
     expect(byId.get('ConstraintPackV1')?.required).toEqual(['schema_version']);
   });
