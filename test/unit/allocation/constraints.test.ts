@@ -6,7 +6,7 @@
 import { capsOf, nameWeightCap, sectorCapFor, sectorCapsOf, turnoverCapOf, volTargetOf } from '../../../subgraphs/allocation/engine/constraints.js';
 import { optimize } from '../../../subgraphs/allocation/engine/optimizer.js';
 import { bookState, sizeIdea } from '../../../subgraphs/search/engine/book.js';
-import { market, portfolio } from '../search/fixtures.js';
+import { holding, market, portfolio } from '../search/fixtures.js';
 import { candidate, input, pack, settings } from './fixtures.js';
 
 describe('capsOf: the per-name cap', () => {
@@ -151,7 +151,7 @@ describe('the optimizer and opportunity search size with the same caps', () => {
   it('opportunity search sizes a name to the same cap', () => {
     const p = portfolio([], { cash: 100_000, risk: { max_position_size: 0.3, max_risk_per_trade: 1, max_portfolio_risk: 1 }, pack: { sector_caps: { DEFAULT: 0.12 } } });
     const book = bookState(p, market({ candidates: [c] }));
-    expect(book.caps).toEqual(capsOf(p.risk_settings, p.constraint_pack));
+    expect(book.nameCap).toBe(0.12);
     expect(sizeIdea(c, book, null)).toEqual({ shares: 120, bound: 'max_position_size' });
   });
 
@@ -165,7 +165,14 @@ describe('the optimizer and opportunity search size with the same caps', () => {
     );
     const energy = r.allocations.filter((a) => a.symbol !== 'CCC').reduce((sum, a) => sum + a.position_value, 0);
     expect(energy).toBe(20_000);
-    const p = portfolio([], { pack: { sector_caps: { Energy: 0.2 } } });
-    expect(sectorCapFor(p.constraint_pack, 'Energy')).toBe(0.2);
+    // Search: with 10,000 of Energy held, an Energy idea gets the other 10,000 of the 20% cap, bound by it.
+    const p = portfolio([holding('AAA', { sector: 'Energy', shares: 100, entry: 100 })], {
+      cash: 90_000,
+      risk: { max_position_size: 0.5, max_risk_per_trade: 1, max_portfolio_risk: 1 },
+      pack: { sector_caps: { Energy: 0.2 } },
+    });
+    const book = bookState(p, market({ candidates: cands }));
+    expect(sizeIdea(cands[1], book, null)).toEqual({ shares: 100, bound: 'sector_cap' });
+    expect(sizeIdea(cands[2], book, null).bound).not.toBe('sector_cap');
   });
 });
