@@ -29,6 +29,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
+import type { Principal } from './auth.js';
 import type { Authenticate } from './authenticators.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Config, Origin, RateLimitConfig } from './config.js';
@@ -72,12 +73,19 @@ const MEMORY_COUNTERS = 50_000;
 
 /** The address key: IPv6 callers by their /64 (one host can hold a whole /64), IPv4 by address. */
 export function addressKey(ip: string): string {
+  // Without a colon it is not IPv6, and normalizeIP would only lower-case it: skip its IPv6 test.
+  if (typeof ip === 'string' && !ip.includes(':')) return `ip:${ip.toLowerCase()}`;
   return `ip:${normalizeIP(ip, 64)}`;
 }
 
 /** The rate-limit caller: a verified partner or OIDC subject, else the client address. */
 export const callerKey = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<string> => {
-  const principal = await authenticate(request).catch(() => null);
+  let principal: Principal | null;
+  try {
+    principal = await authenticate(request);
+  } catch {
+    principal = null;
+  }
   if (principal?.kind === 'partner') return `partner:${principal.partnerId}`;
   if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
   return addressKey(request.ip);
@@ -104,8 +112,8 @@ export interface CounterLog {
 }
 
 export interface Counters {
-  /** Counts one request against `key` in a window of `windowMs`; never fails, never waits long. */
-  count(key: string, windowMs: number): Promise<Count>;
+  /** Counts one request against `key` in a window of `windowMs`; never fails, never waits long (in memory: at once). */
+  count(key: string, windowMs: number): Count | Promise<Count>;
   /** Whether Redis is counting right now (false without REDIS_URL, or while the breaker is open). */
   shared(): boolean;
   close(): void;
@@ -117,10 +125,13 @@ class MemoryCounters {
 
   count(key: string, windowMs: number): Count {
     const now = Date.now();
+    // get() has made a live window the most recently used already; only a new window is stored.
     let window = this.windows.get(key);
-    if (!window || window.resetAt <= now) window = { count: 0, resetAt: now + windowMs };
+    if (!window || window.resetAt <= now) {
+      window = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, window);
+    }
     window.count += 1;
-    this.windows.set(key, window);
     return { current: window.count, ttlMs: window.resetAt - now, store: 'memory' };
   }
 
@@ -265,7 +276,7 @@ class BreakerCounters implements Counters {
 class LocalCounters implements Counters {
   private readonly memory = new MemoryCounters();
 
-  async count(key: string, windowMs: number): Promise<Count> {
+  count(key: string, windowMs: number): Count {
     return this.memory.count(key, windowMs);
   }
 
@@ -309,7 +320,10 @@ export async function openCounters(redisUrl: string | undefined, log: CounterLog
 function counterStore(counters: Counters, prefix: string) {
   return class CounterStore {
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
-      void counters.count(`${prefix}${key}`, timeWindow).then((count) => callback(null, { current: count.current, ttl: count.ttlMs }));
+      const answer = (count: Count) => callback(null, { current: count.current, ttl: count.ttlMs });
+      const counted = counters.count(`${prefix}${key}`, timeWindow);
+      if (counted instanceof Promise) void counted.then(answer);
+      else answer(counted);
     }
 
     /**
@@ -336,6 +350,14 @@ function budgetHeaders(max: number, count: Count): Array<[string, string]> {
     ['ratelimit-remaining', String(Math.max(0, max - count.current))],
     ['ratelimit-reset', String(Math.ceil(count.ttlMs / 1000))],
   ];
+}
+
+/** The same headers on a reply (without building the list: this runs on every expensive request). */
+function setBudgetHeaders(reply: FastifyReply, max: number, count: Count): void {
+  void reply
+    .header('ratelimit-limit', String(max))
+    .header('ratelimit-remaining', String(Math.max(0, max - count.current)))
+    .header('ratelimit-reset', String(Math.ceil(count.ttlMs / 1000)));
 }
 
 /**
@@ -372,7 +394,10 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     global: true,
     hook: 'onRequest',
     timeWindow: windowMs,
-    max: async (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
+    // A plain number when no partner has a budget of its own (the plugin then asks nothing per request).
+    max: Object.keys(options.config.perPartner).length === 0
+      ? options.max
+      : (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
     keyGenerator: (request) => options.callerKey(request),
     allowList: (request) => (request.method === 'GET' || request.method === 'HEAD') && UNLIMITED_PATHS.has(request.url.split('?')[0]),
     store: counterStore(counters, namespace),
@@ -389,10 +414,11 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
   const expensiveMax = options.config.expensiveMax;
   const expensivePrefix = `${namespace}expensive:`;
   app.decorate('limitExpensive', async (request: FastifyRequest, reply?: FastifyReply) => {
-    const count = await counters.count(`${expensivePrefix}${await options.callerKey(request)}`, windowMs);
-    const headers = budgetHeaders(expensiveMax, count);
-    if (reply) for (const [name, value] of headers) void reply.header(name, value);
+    const counted = counters.count(`${expensivePrefix}${await options.callerKey(request)}`, windowMs);
+    const count = counted instanceof Promise ? await counted : counted;
+    if (reply) setBudgetHeaders(reply, expensiveMax, count);
     if (count.current <= expensiveMax) return;
+    const headers = budgetHeaders(expensiveMax, count);
     const retrySeconds = Math.ceil(count.ttlMs / 1000);
     if (reply) void reply.header('retry-after', String(retrySeconds));
     throw new RateLimitedError(
@@ -410,7 +436,7 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
  * the body is read, so its RateLimit-* headers are the ones the response carries. Only those routes get it.
  */
 function spendOnExpensiveRoutes(app: FastifyInstance): void {
-  const spend = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => app.limitExpensive(request, reply);
+  const spend = (request: FastifyRequest, reply: FastifyReply): Promise<void> => app.limitExpensive(request, reply);
   app.addHook('onRoute', (route) => {
     if (!route.config?.expensive) return;
     const own = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
