@@ -70,7 +70,8 @@ import { cashHunt } from '../subgraphs/search/engine/cash-hunt.js';
 import { replacementsFor } from '../subgraphs/search/engine/replacement.js';
 import { suitabilityOf } from '../subgraphs/search/engine/suitability.js';
 import type { MarketView, PortfolioView } from '../subgraphs/search/engine/types.js';
-import { SearchService, type CashHuntResponse, type HuntOptions, type HuntParams, type HuntResponse } from '../subgraphs/search/service.js';
+import { SearchService, type CashHuntResponse, type HuntResponse } from '../subgraphs/search/service.js';
+import type { RestQuery } from '../subgraphs/platform/param-table.js';
 import { median, runRounds, type LoadJob, type Scenario } from './http-load.js';
 import {
   CALLS,
@@ -102,10 +103,9 @@ const BOOK_POSITIONS = 30;
 const KEPT = 0.75;
 const MAX_POSITIONS_AFTER = 40;
 /** Page 1 of 6, as REST query values. */
-const PAGE = { page: '1', pageSize: '6' } as const;
-const REST: HuntOptions = { naming: 'rest' };
+const PAGE = { page: '1', page_size: '6' } as const;
 /** The engine writes out only the page it is asked for, as the service does. */
-const FIRST_PAGE = { offset: 0, limit: Number(PAGE.pageSize) };
+const FIRST_PAGE = { offset: 0, limit: Number(PAGE.page_size) };
 
 // ---------------------------------------------------------------------------------------------------------
 // Where a call's time goes
@@ -236,9 +236,9 @@ async function buildBook(store: Store): Promise<Book> {
 
   // The checks, on a service of their own.
   const search = new SearchService(store.db);
-  const cash = await search.cashHunt(CALLER, { portfolioId: id, ...PAGE }, REST);
+  const cash = await search.cashHunt(CALLER, { naming: 'rest', query: { portfolio_id: id, ...PAGE } });
   if (cash.total_recommendations < 1) throw new Error(`cash hunt recommends nothing for the grown book: ${cash.notes.join('; ')}`);
-  const general = await search.hunt(CALLER, { portfolioId: id, ...PAGE }, REST);
+  const general = await search.hunt(CALLER, { naming: 'rest', query: { portfolio_id: id, ...PAGE } });
   if (general.total_recommendations !== BOOK_POSITIONS) throw new Error(`the general hunt has ${general.total_recommendations} recommendations, not ${BOOK_POSITIONS}`);
 
   return {
@@ -287,8 +287,8 @@ interface Operation {
   engine(portfolio: PortfolioView, market: MarketView, book: Book): number;
 }
 
-const hunt = (extra: (book: Book) => HuntParams) => (service: SearchService, book: Book) =>
-  service.hunt(CALLER, { portfolioId: book.id, ...PAGE, ...extra(book) }, REST);
+const hunt = (extra: (book: Book) => RestQuery) => (service: SearchService, book: Book) =>
+  service.hunt(CALLER, { naming: 'rest', query: { portfolio_id: book.id, ...PAGE, ...extra(book) } });
 
 const OPERATIONS: readonly Operation[] = [
   {
@@ -300,13 +300,13 @@ const OPERATIONS: readonly Operation[] = [
   {
     label: 'hunt replace',
     engineLabel: 'replacementsFor()',
-    call: hunt((b) => ({ symbolReplace: b.replace })),
+    call: hunt((b) => ({ symbol_replace: b.replace })),
     engine: (p, m, b) => replacementsFor(p, m, b.replace, FIRST_PAGE).total_candidates,
   },
   {
     label: 'hunt interest',
     engineLabel: 'suitabilityOf()',
-    call: hunt((b) => ({ symbolInterest: b.interest })),
+    call: hunt((b) => ({ symbol_interest: b.interest })),
     engine: (p, m, b) => {
       const c = m.candidate(b.interest);
       if (!c) throw new Error(`no candidate ${b.interest}`);
@@ -316,7 +316,7 @@ const OPERATIONS: readonly Operation[] = [
   {
     label: 'cash hunt',
     engineLabel: 'cashHunt()',
-    call: (s, b) => s.cashHunt(CALLER, { portfolioId: b.id, ...PAGE }, REST),
+    call: (s, b) => s.cashHunt(CALLER, { naming: 'rest', query: { portfolio_id: b.id, ...PAGE } }),
     engine: (p, m) => cashHunt(p, m).recommendations.length,
   },
 ];
