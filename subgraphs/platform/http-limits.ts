@@ -134,7 +134,7 @@ export function requestLineRefusal(raw: IncomingMessage): AppError | null {
  * case): the body would otherwise be read as UTF-8 and mean something else. No charset is UTF-8.
  */
 export function charsetRefusal(contentType: string | undefined): AppError | null {
-  if (!contentType) return null;
+  if (!contentType || !contentType.includes(';')) return null;
   for (const param of contentType.split(';').slice(1)) {
     const eq = param.indexOf('=');
     if (eq === -1 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
