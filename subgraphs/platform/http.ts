@@ -14,6 +14,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type ConnectionError, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
@@ -272,16 +273,22 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  */
 function drainOnClose(app: FastifyInstance): void {
   let closing = false;
-  const inFlight = new Set<Promise<void>>();
-  app.addHook('onRequest', async (_request, reply) => {
+  /** Responses not yet handed to the operating system (nor closed). */
+  const inFlight = new Set<ServerResponse>();
+  /** Once closing: those the close waits for (the ones in flight when it began), and how it learns they are done. */
+  let awaited: { responses: Set<ServerResponse>; done: () => void } | null = null;
+  // One listener for every response (no closure or promise per request); 'close' may follow 'finish'.
+  function settled(this: ServerResponse): void {
+    inFlight.delete(this);
+    if (awaited?.responses.delete(this) && awaited.responses.size === 0) awaited.done();
+  }
+  app.addHook('onRequest', (_request, reply, done) => {
     const res = reply.raw;
-    const done = new Promise<void>((resolve) => {
-      res.once('finish', resolve);
-      res.once('close', resolve);
-    });
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-    if (closing) return sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance'));
+    res.on('finish', settled);
+    res.on('close', settled);
+    inFlight.add(res);
+    if (!closing) return done();
+    sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance'));
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
@@ -291,10 +298,14 @@ function drainOnClose(app: FastifyInstance): void {
   });
   app.addHook('preClose', async () => {
     closing = true;
+    if (inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)));
-    await Promise.race([Promise.all(inFlight), deadline]);
+    await new Promise<void>((resolve) => {
+      awaited = { responses: new Set(inFlight), done: resolve };
+      timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+    });
     clearTimeout(timer);
+    awaited = null;
   });
 }
 
@@ -371,14 +382,14 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   });
 
   app.decorateRequest('traceId', '');
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take `done` (no promise per request); one that answers does not call it.
+  app.addHook('onRequest', (request, reply, done) => {
     request.traceId = request.id;
     void reply.header('x-trace-id', request.id);
     const refusal = requestLineRefusal(request.raw);
-    if (refusal) {
-      logRefusal(request.log, refusal);
-      return sendError(reply.header('connection', 'close'), refusal);
-    }
+    if (!refusal) return done();
+    logRefusal(request.log, refusal);
+    sendError(reply.header('connection', 'close'), refusal);
   });
   drainOnClose(app);
 
