@@ -18,6 +18,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { JSON_TYPE } from '../subgraphs/platform/http.js';
+import { documentOnly } from '../subgraphs/platform/param-table.js';
 import type { AllocationService } from '../subgraphs/allocation/service.js';
 import { errorResponses } from './schemas.js';
 
@@ -48,7 +49,7 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
       },
       config: { expensive: true },
       // Documents the body; the service's compiled request validator checks it (see the header comment).
-      validatorCompiler: () => () => true,
+      validatorCompiler: documentOnly,
       schema: {
         summary: 'Build a whole-share portfolio from capital and risk settings (spec "Allocation service")',
         tags: ['allocation'],

@@ -9,7 +9,7 @@ import { isPlainObject, priorBookKey, stageKey } from './request/rules.js';
 
 export * from './request/classes.js';
 export { MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL } from './request/rules.js';
-export { bodyOfInput, namedPath, validateRequestBody, type FieldNaming } from './request/validator.js';
+export { bodyOfInput, namedPath, validateRequestBody } from './request/validator.js';
 
 // The domain request: the spec's snake_case PortfolioRequest with every field present (null when not
 // sent), the currency defaulted, only the risk settings a client set, and map keys as the engine reads them.

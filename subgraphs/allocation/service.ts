@@ -21,7 +21,8 @@ import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
 import { page, type Page, pageSize, UUID_RE } from '../platform/validation.js';
-import { bodyOfInput, namedPath, toPortfolioRequest, validateRequestBody, type FieldNaming, type PortfolioRequest, type PortfolioRequestInput, type RequestBody } from './dto.js';
+import { bodyOfInput, namedPath, toPortfolioRequest, validateRequestBody, type PortfolioRequest, type PortfolioRequestInput, type RequestBody } from './dto.js';
+import type { FieldNaming } from '../platform/param-table.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
@@ -78,8 +79,6 @@ export interface OptimizeOptions {
   idempotencyKey?: string | null;
   /** How violation details name fields: the spec's snake_case (REST) or camelCase (GraphQL). */
   naming: FieldNaming;
-  /** Unknown fields the REST body mapping found (reported with the other violations). */
-  unknownFields?: ErrorDetail[];
 }
 
 export interface OptimizeOutcome {
@@ -152,9 +151,9 @@ export class AllocationService {
   async optimizeBody(principal: Principal, body: unknown, options: OptimizeOptions): Promise<OptimizeOutcome> {
     const demo = !isPartner(principal);
     // The demo body exactly as published is valid and matches itself: nothing to validate or compare.
-    if (demo && !options.unknownFields?.length && isExactJson(body, DEMO_OPTIMIZE_BODY)) return this.demoAnswerFor(body as RequestBody, options);
+    if (demo && isExactJson(body, DEMO_OPTIMIZE_BODY)) return this.demoAnswerFor(body as RequestBody, options);
     const key = demo ? null : idempotencyKey(options.idempotencyKey);
-    const valid = validateRequestBody(body, options.naming, [...(options.unknownFields ?? []), ...(key?.problem ? [key.problem] : [])]);
+    const valid = validateRequestBody(body, options.naming, key?.problem ? [key.problem] : []);
     if (demo) return this.demo(valid, options);
 
     const request = toPortfolioRequest(valid);

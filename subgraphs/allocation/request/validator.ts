@@ -8,12 +8,10 @@
  */
 import Ajv2020, { type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AppError, type ErrorDetail } from '../../platform/errors.js';
+import type { FieldNaming } from '../../platform/param-table.js';
 import { fieldsOf, PortfolioRequestInput, snakeToCamel, type DtoClass, type RequestBody, type RequestField } from './classes.js';
-import { REQUEST_RULES, STORABLE_TEXT, type PathStep } from './rules.js';
+import { isPlainObject, REQUEST_RULES, STORABLE_TEXT, type PathStep } from './rules.js';
 import { requestSchemas } from './schema.js';
-
-/** Field naming of violation details: the spec's snake_case (REST) or GraphQL's camelCase. */
-export type FieldNaming = 'rest' | 'graphql';
 
 const RULES = new Map(REQUEST_RULES.map((r) => [r.keyword as string, r]));
 
@@ -38,7 +36,6 @@ export function addRequestKeywords(ajv: { addKeyword(definition: KeywordDefiniti
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The steps of an Ajv instance path (`/risk_settings/stage_weights/STAGE 9`). */
 const stepsOf = (pointer: string): string[] => (pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')));

@@ -8,7 +8,8 @@ import { AllocationService, DEMO_OPTIMIZE_BODY } from '../../../subgraphs/alloca
 import { fieldsOf, RiskSettingsInput } from '../../../subgraphs/allocation/request/classes.js';
 import { REQUEST_RULES } from '../../../subgraphs/allocation/request/rules.js';
 import { requestSchemas, type JsonSchema } from '../../../subgraphs/allocation/request/schema.js';
-import { bodyOfInput, validateRequestBody, type FieldNaming } from '../../../subgraphs/allocation/request/validator.js';
+import { bodyOfInput, validateRequestBody } from '../../../subgraphs/allocation/request/validator.js';
+import type { FieldNaming } from '../../../subgraphs/platform/param-table.js';
 import { DEFAULT_RISK_SETTINGS } from '../../../subgraphs/allocation/engine/risk-settings.js';
 import { AppError } from '../../../subgraphs/platform/errors.js';
 import type { Db } from '../../../subgraphs/platform/db.js';
