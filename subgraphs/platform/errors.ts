@@ -21,6 +21,12 @@ export const ERROR_CODES = {
   QUERY_LIMIT_EXCEEDED: 400,
   /** A request document (JSON body or GraphQL variables) nested deeper than MAX_JSON_DEPTH. */
   REQUEST_TOO_DEEP: 400,
+  /**
+   * An automatic persisted query (extensions.persistedQuery) whose hash the server does not know: Apollo
+   * clients then resend it with its query text. Answered with HTTP 200, as Apollo Server does (clients
+   * read the code, not the status).
+   */
+  PERSISTED_QUERY_NOT_FOUND: 200,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
