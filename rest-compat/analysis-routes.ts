@@ -23,13 +23,24 @@
  * and evidence routes; a malformed or repeated one is 400 VALIDATION_FAILED, after the token); other
  * parameters are ignored. The demo route ignores its query string entirely, `date` included (spec: the
  * date parameter is ignored in demo mode).
+ *
+ * Caching. Every 200 carries an `ETag` (weak: a hash of the result text, made once per cached latest
+ * text by AnalysisService; the envelope's timestamp is the only other difference) and a `Cache-Control`:
+ *   partner read, latest or dated, and evidence   private, no-cache   (the answer depends on the token;
+ *       a new analysis day changes the latest read, and a dated read or table changes when the pipeline
+ *       stores that date again or a later-measured evidence table applies to it: service.ts), so clients
+ *       keep it and revalidate every time
+ *   demo read                                     public, max-age=60  (the same for every caller; it
+ *       changes once an analysis day lands, so a minute of reuse by browsers and shared caches is fine)
+ * A request whose If-None-Match matches the tag (weak comparison, lists, `*`) gets 304 with no body and
+ * the same ETag and Cache-Control. Errors carry neither (they never reach the tag).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
 import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
 import { errorResponses } from './schemas.js';
-import type { AnalysisService } from '../subgraphs/analysis/service.js';
+import type { AnalysisService, TaggedText } from '../subgraphs/analysis/service.js';
 import { ANALYSIS_READ_PARAMS, DEMO_PARAMS, EVIDENCE_PARAMS, ROUTE_QUERY_SCHEMAS, SYMBOL_PATH_SCHEMA } from '../subgraphs/analysis/params.js';
 import { documentOnly, operationRules } from '../subgraphs/platform/param-table.js';
 
@@ -53,6 +64,39 @@ export function successEnvelope(resultJson: string, timestamp: string = new Date
   return `{"success":true,"timestamp":"${timestamp}","result":${resultJson},"error":null}`;
 }
 
+/** Cache-Control of the partner reads (latest, dated, evidence) and of the demo read; see the file comment. */
+export const PARTNER_CACHE_CONTROL = 'private, no-cache';
+export const DEMO_CACHE_CONTROL = 'public, max-age=60';
+
+/**
+ * Whether an If-None-Match header matches `etag` (RFC 9110 13.1.2: `*`, or a comma-separated list of
+ * entity tags compared weakly, i.e. with any `W/` prefix ignored).
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
+  for (const raw of header.split(',')) {
+    const tag = raw.trim();
+    if (tag === '*' || (tag.startsWith('W/') ? tag.slice(2) : tag) === opaque) return true;
+  }
+  return false;
+}
+
+/** Response headers of the 200s and 304s, for the OpenAPI document. */
+const CACHE_HEADERS = (cacheControl: string) => ({
+  etag: { type: 'string', description: 'Weak entity tag of the result; send it back in If-None-Match to revalidate' },
+  'cache-control': { type: 'string', description: cacheControl },
+});
+
+/** A 200 schema (the envelope) and the 304 answered to a matching If-None-Match, both with their cache headers. */
+function cachedResponses(ref: string, cacheControl: string): Record<number, unknown> {
+  const headers = CACHE_HEADERS(cacheControl);
+  return {
+    200: { $ref: ref, headers },
+    304: { type: 'null', description: 'Not Modified: If-None-Match matched the current ETag; no body', headers },
+  };
+}
+
 /** The error envelope: the platform error shape (DESIGN section 5) with the spec's envelope fields. */
 function errorEnvelope(err: AppError, traceId: string, timestamp: string = new Date().toISOString()) {
   const body = errorBody(err, traceId);
@@ -71,7 +115,13 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     return reply.code(appError.status).type(JSON_TYPE).send(errorEnvelope(appError, request.traceId));
   });
 
-  const send = (reply: FastifyReply, resultJson: string) => reply.type(JSON_TYPE).send(successEnvelope(resultJson));
+  /** The 200 envelope, or 304 when the caller already holds this result (If-None-Match). */
+  const send = (request: FastifyRequest, reply: FastifyReply, result: TaggedText, cacheControl: string) => {
+    void reply.header('etag', result.etag).header('cache-control', cacheControl);
+    const condition = request.headers['if-none-match'];
+    if (ifNoneMatchMatches(condition, result.etag)) return reply.code(304).send();
+    return reply.type(JSON_TYPE).send(successEnvelope(result.text));
+  };
 
   app.get<{ Params: { symbol: string }; Querystring: Query }>(
     ANALYSIS_RESULT_PATH,
@@ -84,12 +134,12 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         params: SYMBOL_PATH_SCHEMA,
         querystring: ROUTE_QUERY_SCHEMAS.analysis,
         ...operationRules(ANALYSIS_READ_PARAMS),
-        response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
+        response: { ...cachedResponses('AnalysisResultResponse#', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {
       const principal = await authenticate(request);
-      return send(reply, await analysis.partnerResultText(principal, request.params.symbol, request.query.date));
+      return send(request, reply, await analysis.partnerResult(principal, request.params.symbol, request.query.date), PARTNER_CACHE_CONTROL);
     },
   );
 
@@ -105,12 +155,12 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         security: [{ bearer: [] }],
         querystring: ROUTE_QUERY_SCHEMAS.evidence,
         ...operationRules(EVIDENCE_PARAMS),
-        response: { 200: { $ref: 'EvidenceTableResponse#' }, ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
+        response: { ...cachedResponses('EvidenceTableResponse#', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {
       const principal = await authenticate(request);
-      return send(reply, await analysis.evidenceTableText(principal, request.query.date));
+      return send(request, reply, await analysis.evidenceTableResult(principal, request.query.date), PARTNER_CACHE_CONTROL);
     },
   );
 
@@ -124,10 +174,9 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         params: SYMBOL_PATH_SCHEMA,
         querystring: ROUTE_QUERY_SCHEMAS.demo,
         ...operationRules(DEMO_PARAMS),
-        response: { 200: { $ref: 'AnalysisResultResponse#' }, ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
+        response: { ...cachedResponses('AnalysisResultResponse#', DEMO_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
       },
     },
-    async (request, reply) =>
-      send(reply, await analysis.demoResultText(request.params.symbol)),
+    async (request, reply) => send(request, reply, await analysis.demoResult(request.params.symbol), DEMO_CACHE_CONTROL),
   );
 }

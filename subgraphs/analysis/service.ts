@@ -42,9 +42,17 @@
  * A cached entry keeps the evidence table read with it and its presented forms (full and public, parsed
  * and as text), so an evidence table stored later (tables are added after every evaluation) shows in the
  * latest read once the entry expires, within the same TTL.
- * Dated (historical) reads are not cached: they never change once written. A security's profile
+ * Dated (historical) reads are not cached. A security's profile
  * (name, sector) is kept for the same TTL: a frontend's security page asks for it on every view.
+ *
+ * Validators. The REST reads come as TaggedText: the result's JSON text and its entity tag (textTag:
+ * a weak ETag from a SHA-1 of the text; weak because the envelope around it carries a fresh timestamp).
+ * A cached latest entry keeps its tags with its texts, so a cached read hashes nothing. A dated read is
+ * not immutable: the pipeline may store a snapshot of that date again (upsertSnapshots replaces it), and
+ * an evidence table with an as-of on or before the date may be stored after the first read (tables are
+ * measured once a month has closed), which changes the presented document. Clients revalidate it.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from '../platform/db.js';
 import { BoundedCache } from '../platform/bounded-cache.js';
 import { AppError } from '../platform/errors.js';
@@ -104,6 +112,20 @@ export interface SnapshotView {
   dataSource: string | null;
 }
 
+
+/** A REST result as JSON text with its entity tag (textTag). */
+export interface TaggedText {
+  text: string;
+  /** `W/"<base64url SHA-1 of text>"`: equal texts, equal tags. */
+  etag: string;
+}
+
+/** The weak entity tag of a result text (see the file comment: the envelope's timestamp differs per response). */
+export function textTag(text: string): string {
+  return `W/"${createHash('sha1').update(text).digest('base64url')}"`;
+}
+
+const tagged = (text: string): TaggedText => ({ text, etag: textTag(text) });
 
 export interface SnapshotPageOptions {
   from?: string | null;
@@ -196,21 +218,31 @@ export class AnalysisService {
    * as given: a string, an array when repeated; params.ts checks it). 401 / 400 / 404.
    */
   async partnerResultText(principal: Principal, rawSymbol: string, rawDate?: unknown): Promise<string> {
+    return (await this.partnerResult(principal, rawSymbol, rawDate)).text;
+  }
+
+  /** partnerResultText() with its entity tag (kept with the cached latest text). */
+  async partnerResult(principal: Principal, rawSymbol: string, rawDate?: unknown): Promise<TaggedText> {
     requirePartner(principal, 'the analysis read');
     const symbol = this.symbol(rawSymbol);
     const date = checkDateParam(rawDate);
     if (date !== undefined) {
       const stored = await store.snapshotOn(this.db, symbol, date);
       if (!stored) throw await this.notFound(symbol, date);
-      return JSON.stringify(await this.present(stored));
+      return tagged(JSON.stringify(await this.present(stored)));
     }
     const entry = await this.latest.get(symbol);
     if (!entry) throw await this.notFound(symbol);
-    return fullText(entry);
+    return fullTagged(entry);
   }
 
   /** REST demo read (no token needed): the public subset of the demo symbol's latest snapshot, as JSON text. */
   async demoResultText(rawSymbol: string): Promise<string> {
+    return (await this.demoResult(rawSymbol)).text;
+  }
+
+  /** demoResultText() with its entity tag (kept with the cached latest text). */
+  async demoResult(rawSymbol: string): Promise<TaggedText> {
     const symbol = this.symbol(rawSymbol);
     if (symbol !== this.demoSymbol) {
       throw new AppError('FORBIDDEN', `The demo route serves only ${this.demoSymbol}; other symbols need a partner access token`, [
@@ -219,7 +251,7 @@ export class AnalysisService {
     }
     const entry = await this.latest.get(symbol);
     if (!entry) throw await this.notFound(symbol);
-    return publicText(entry);
+    return publicTagged(entry);
   }
 
   /** GraphQL read: the caller's view of a snapshot (latest, or of `date` for partners), or null when none is stored. */
@@ -271,7 +303,12 @@ export class AnalysisService {
 
   /** The REST form of evidenceTable(): the table as JSON text. */
   async evidenceTableText(principal: Principal, rawDate?: unknown): Promise<string> {
-    return JSON.stringify(await this.evidenceTable(principal, rawDate));
+    return (await this.evidenceTableResult(principal, rawDate)).text;
+  }
+
+  /** evidenceTableText() with its entity tag. */
+  async evidenceTableResult(principal: Principal, rawDate?: unknown): Promise<TaggedText> {
+    return tagged(JSON.stringify(await this.evidenceTable(principal, rawDate)));
   }
 
   private async findEvidenceTable(principal: Principal, rawDate?: unknown): Promise<{ table: EvidenceTable | null; date?: string; dates: string[] }> {
@@ -336,16 +373,16 @@ interface LatestEntry {
   stored: StoredSnapshot;
   table: EvidenceTable | null;
   presented?: JsonObject;
-  text?: string;
+  text?: TaggedText;
   publicDoc?: JsonObject;
-  publicText?: string;
+  publicText?: TaggedText;
 }
 
 /** A stored snapshot presented with a table (present.ts). */
 const presentStored = (stored: StoredSnapshot, table: EvidenceTable | null): JsonObject => presentSnapshot(JSON.parse(stored.docText) as JsonObject, table);
 
 const presented = (entry: LatestEntry): JsonObject => (entry.presented ??= presentStored(entry.stored, entry.table));
-const fullText = (entry: LatestEntry): string => (entry.text ??= JSON.stringify(presented(entry)));
+const fullTagged = (entry: LatestEntry): TaggedText => (entry.text ??= tagged(JSON.stringify(presented(entry))));
 
 /** Keys of the public subset, in order: the spec's public keys, then the presentation's. */
 export const PUBLIC_PRESENTED_KEYS: readonly string[] = [...PUBLIC_RESULT_KEYS, ...PRESENTATION_KEYS];
@@ -358,7 +395,7 @@ export function publicSubset(doc: JsonObject): JsonObject {
 }
 
 const publicDoc = (entry: LatestEntry): JsonObject => (entry.publicDoc ??= publicSubset(presented(entry)));
-const publicText = (entry: LatestEntry): string => (entry.publicText ??= JSON.stringify(publicDoc(entry)));
+const publicTagged = (entry: LatestEntry): TaggedText => (entry.publicText ??= tagged(JSON.stringify(publicDoc(entry))));
 
 /**
  * The evidence table of each date (the greatest as-of <= it): one read of the stored as-of dates when
