@@ -37,6 +37,7 @@ function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, h
   return {
     rateLimit: originRateLimit(deps.config, origin, callerKey(authenticate)),
     trustProxy: deps.config.trustProxy,
+    corsOrigins: deps.config.corsOrigins,
     name: `tradegraph-${origin}`,
     version: VERSION,
     env: deps.config.env,

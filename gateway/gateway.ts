@@ -234,6 +234,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     // The gateway does not verify tokens: it counts callers by address (the subgraphs count partners).
     rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     graphql: {
       gateway,
       limits: config.graphqlLimits,

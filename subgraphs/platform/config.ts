@@ -90,7 +90,15 @@ export interface AllocationConfig {
   universeTtlMs: number;
 }
 
+/**
+ * Which browser origins may call the origins (CORS_ORIGINS): any, a list of exact origins, or (the
+ * development default) any http://localhost and http://127.0.0.1 origin, whatever its port.
+ */
+export type CorsOrigins = { kind: 'any' } | { kind: 'exact'; origins: readonly string[] } | { kind: 'loopback' };
+
 export interface Config {
+  /** Browser origins allowed to read responses (platform/cors.ts); none by default in production. */
+  corsOrigins: CorsOrigins;
   /** Limits on every GraphQL operation, subgraphs and gateway alike (platform/graphql-limits). */
   graphqlLimits: GraphqlLimits;
   /** Per-caller request budgets (platform/rate-limit); `perOrigin` overrides `max` for one origin. */
@@ -139,6 +147,32 @@ function parsePartnerBudgets(entries: readonly string[], problems: string[]): Re
     else out[sub] = max;
   }
   return out;
+}
+
+/**
+ * CORS_ORIGINS: `*`, or comma-separated exact origins (`scheme://host[:port]`, no path); unset: the
+ * loopback origins outside production, none in production. Problems are reported by name.
+ */
+function parseCorsOrigins(raw: string | undefined, production: boolean, problems: string[]): CorsOrigins {
+  if (raw === undefined) return production ? { kind: 'exact', origins: [] } : { kind: 'loopback' };
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) problems.push('CORS_ORIGINS: * allows every origin and cannot be combined with others');
+    return { kind: 'any' };
+  }
+  const origins: string[] = [];
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) problems.push(`CORS_ORIGINS: "${entry}" is not an origin (http(s)://host[:port], lower case, no path or trailing slash)`);
+    else origins.push(origin);
+  }
+  return { kind: 'exact', origins };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -228,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const localUrl = (port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/graphql`;
 
   const config: Config = {
+    corsOrigins: parseCorsOrigins(opt('CORS_ORIGINS'), production, problems),
     env: appEnv,
     host,
     ports,

@@ -7,7 +7,8 @@
  * `variables`/`extensions`, the GraphQL operation's own brackets) nested deeper than MAX_JSON_DEPTH is
  * refused from its text (json-depth.ts) before JSON.parse or graphql-js parse it; slow clients, oversized heads, bad request lines and foreign charsets are refused
  * in the error shape (http-limits.ts). On /graphql, errors reading the request document answer the
- * GraphQL-over-HTTP way, `{"errors": [...]}`. Every 503 carries Retry-After.
+ * GraphQL-over-HTTP way, `{"errors": [...]}`. Every 503 carries Retry-After. CORS and response
+ * compression are registered before any route (platform/cors.ts).
  */
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
@@ -18,7 +19,8 @@ import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppEnv } from './config.js';
+import type { AppEnv, CorsOrigins } from './config.js';
+import { registerCompression, registerCors } from './cors.js';
 import { isConnectionError, unavailable, type Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
@@ -86,6 +88,8 @@ export interface OriginOptions<Ctx extends BaseContext> {
   maxJsonDepth?: number;
   /** Client deadlines; DEFAULT_SERVER_TIMEOUTS for whatever is omitted (tests shorten them). */
   timeouts?: Partial<ServerTimeouts>;
+  /** Browser origins that may read responses (CORS_ORIGINS); none when omitted. */
+  corsOrigins?: CorsOrigins;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -391,6 +395,10 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     logRefusal(request.log, refusal);
     sendError(reply.header('connection', 'close'), refusal);
   });
+  // CORS before the drain and the rate limit: a preflight is answered here (no budget, no token), and
+  // every later answer, errors included, carries the CORS headers. Compression wraps every route's reply.
+  await registerCors(app, options.corsOrigins ?? { kind: 'exact', origins: [] });
+  await registerCompression(app);
   drainOnClose(app);
 
   bodyParsers(app, maxJsonDepth);

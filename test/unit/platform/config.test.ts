@@ -74,3 +74,30 @@ it('production requires a JWKS URL and an issuer, and refuses HS256 and a disabl
 it('refuses an unknown signing algorithm', () => {
   expect(problemsOf({ AUTH_ALGORITHMS: 'none' })).toEqual([expect.stringContaining('none is not supported')]);
 });
+
+describe('CORS_ORIGINS', () => {
+  it('defaults to the loopback origins outside production and to none in production', () => {
+    expect(loadConfig({}).corsOrigins).toEqual({ kind: 'loopback' });
+    expect(loadConfig({ APP_ENV: 'test' }).corsOrigins).toEqual({ kind: 'loopback' });
+    const prod = loadConfig({ APP_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example/' });
+    expect(prod.corsOrigins).toEqual({ kind: 'exact', origins: [] });
+  });
+
+  it('reads exact origins, comma-separated, and * for any', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example, http://localhost:3000 ,,https://b.example:8443' }).corsOrigins).toEqual({
+      kind: 'exact',
+      origins: ['https://app.example', 'http://localhost:3000', 'https://b.example:8443'],
+    });
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual({ kind: 'any' });
+  });
+
+  it('refuses values that are not origins, naming each', () => {
+    expect(problemsOf({ CORS_ORIGINS: 'https://app.example/, app.example, ftp://x.example, https://a.example/path' })).toEqual([
+      expect.stringContaining('CORS_ORIGINS: "https://app.example/"'),
+      expect.stringContaining('CORS_ORIGINS: "app.example"'),
+      expect.stringContaining('CORS_ORIGINS: "ftp://x.example"'),
+      expect.stringContaining('CORS_ORIGINS: "https://a.example/path"'),
+    ]);
+    expect(problemsOf({ CORS_ORIGINS: '*, https://app.example' })).toEqual([expect.stringContaining('CORS_ORIGINS: * ')]);
+  });
+});
