@@ -133,6 +133,17 @@ describe('compression on the analysis and gateway origins', () => {
     await expectCompressedAlike(`${platform.urls.analysis}/api/v1/demo/results/analysis/ACME`, 'GET');
   });
 
+  it('answers a matching If-None-Match 304 without a body or an encoding', async () => {
+    const url = `${platform.urls.analysis}/api/v1/demo/results/analysis/ACME`;
+    const first = await send(url, 'GET', { 'accept-encoding': 'gzip, br' });
+    const etag = first.headers.etag;
+    expect(etag).toEqual(expect.any(String));
+    const again = await send(url, 'GET', { 'accept-encoding': 'gzip, br', 'if-none-match': String(etag) });
+    expect(again.status).toBe(304);
+    expect(again.headers['content-encoding']).toBeUndefined();
+    expect(again.raw.length).toBe(0);
+  });
+
   it.each(['analysis', 'gateway'] as const)('compresses a large /graphql answer on %s', async (origin) => {
     await expectCompressedAlike(`${platform.urls[origin]}/graphql`, 'POST', { 'content-type': 'application/json' }, introspection);
   });
