@@ -1,7 +1,7 @@
 /**
  * Analysis REST read throughput: the real analysis origin serving
  * `GET /api/v1/results/analysis/{symbol}` to a partner (a real signed token verified on every request,
- * the service's rules, the stored document spliced into the envelope) against a baseline measured in the
+ * the service's rules, the stored document presented with its evidence, in the envelope) against a baseline measured in the
  * same run: a bare Fastify route that returns the same envelope (same bytes, fresh timestamp) from memory.
  *
  * Both servers listen on 127.0.0.1 port 0 in this process; the load comes from a child process
@@ -23,7 +23,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { buildAnalysisOrigin, type OriginDeps } from '../app/origins.js';
-import { successEnvelope } from '../rest-compat/analysis-routes.js';
 import { ensureDemoMarket } from '../subgraphs/analysis/market-data.js';
 import { AnalysisService } from '../subgraphs/analysis/service.js';
 import { latestSnapshot } from '../subgraphs/analysis/store.js';
@@ -61,11 +60,6 @@ async function main(): Promise<void> {
   const token = await mintPartnerToken({ secret, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'bench-partner' });
   const deps: OriginDeps = { config, partnerAuth: resolvePartnerAuth(config), db };
 
-  // (a) the baseline: the same envelope from memory, nothing else.
-  const bare = Fastify({ logger: false });
-  bare.get('/bare/:symbol', async (_request, reply) => reply.type('application/json; charset=utf-8').send(successEnvelope(stored.docText)));
-  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
-
   // (b) the real origin with the default cache, (c) the same with the cache off.
   const cached = await buildAnalysisOrigin(deps);
   const cachedUrl = await cached.listen({ host: '127.0.0.1', port: 0 });
@@ -74,6 +68,15 @@ async function main(): Promise<void> {
 
   const auth = { authorization: `Bearer ${token}` };
   const route = `/api/v1/results/analysis/${symbol}`;
+
+  // (a) the baseline: the origin's own answer (the presented document, evidence included) from memory,
+  // with a fresh timestamp, nothing else.
+  const answer = await (await fetch(`${cachedUrl}${route}`, { headers: auth })).text();
+  const bare = Fastify({ logger: false });
+  bare.get('/bare/:symbol', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(answer.replace(/"timestamp":"[^"]+"/, `"timestamp":"${new Date().toISOString()}"`)),
+  );
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
   // Every server must answer the same bytes (apart from the timestamp) before anything is measured.
   const strip = (s: string) => s.replace(/"timestamp":"[^"]+"/, '');
   const [a, b, c] = await Promise.all([
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
     { label: 'analysis origin, demo route (no token)', job: job(`${cachedUrl}/api/v1/demo/results/analysis/${config.demo.symbol}`) },
   ];
   console.log(
-    `analysis REST read on PGlite: ${symbol}, document ${(stored.docText.length / 1024).toFixed(1)} KiB, ${connections} keep-alive connections, ` +
+    `analysis REST read on PGlite: ${symbol}, answer ${(answer.length / 1024).toFixed(1)} KiB, ${connections} keep-alive connections, ` +
       `${warmupMs / 1000} s warm-up + ${seconds} s per scenario, ${rounds} round(s) (each round measures the baseline again)`,
   );
   const { ratios, cpuRatios } = await runRounds(scenarios, rounds);
