@@ -60,7 +60,7 @@ export interface AnalysisRoutesOptions {
 type Query = Record<string, string | string[] | undefined>;
 
 /** The 200 envelope around a result that is already JSON text. */
-export function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
+function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
   return `{"success":true,"timestamp":"${timestamp}","result":${resultJson},"error":null}`;
 }
 

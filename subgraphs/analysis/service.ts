@@ -236,12 +236,10 @@ export class AnalysisService {
     return fullTagged(entry);
   }
 
-  /** REST demo read (no token needed): the public subset of the demo symbol's latest snapshot, as JSON text. */
-  async demoResultText(rawSymbol: string): Promise<string> {
-    return (await this.demoResult(rawSymbol)).text;
-  }
-
-  /** demoResultText() with its entity tag (kept with the cached latest text). */
+  /**
+   * REST demo read (no token needed): the public subset of the demo symbol's latest snapshot, as JSON
+   * text with its entity tag (kept with the cached latest text).
+   */
   async demoResult(rawSymbol: string): Promise<TaggedText> {
     const symbol = this.symbol(rawSymbol);
     if (symbol !== this.demoSymbol) {
@@ -301,12 +299,7 @@ export class AnalysisService {
     ]);
   }
 
-  /** The REST form of evidenceTable(): the table as JSON text. */
-  async evidenceTableText(principal: Principal, rawDate?: unknown): Promise<string> {
-    return (await this.evidenceTableResult(principal, rawDate)).text;
-  }
-
-  /** evidenceTableText() with its entity tag. */
+  /** The REST form of evidenceTable(): the table as JSON text with its entity tag. */
   async evidenceTableResult(principal: Principal, rawDate?: unknown): Promise<TaggedText> {
     return tagged(JSON.stringify(await this.evidenceTable(principal, rawDate)));
   }
