@@ -101,6 +101,8 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** Limits on every GraphQL operation, subgraphs and gateway alike (platform/graphql-limits). */
   graphqlLimits: GraphqlLimits;
+  /** Serve the GraphQL IDE at GET /graphql (GRAPHQL_IDE; default on, off in production). */
+  graphqlIde: boolean;
   /** Per-caller request budgets (platform/rate-limit); `perOrigin` overrides `max` for one origin. */
   rateLimit: RateLimitConfig & { perOrigin: Partial<Record<Origin, number>> };
   /** Fastify trustProxy: which proxies' X-Forwarded-For names the client (false: none). */
@@ -123,7 +125,14 @@ export interface Config {
   allocation: AllocationConfig;
   auth: PartnerAuthConfig;
   oidc: OidcConfig;
-  gateway: { subgraphUrls: Record<Subgraph, string>; subgraphTimeoutMs: number };
+  gateway: {
+    subgraphUrls: Record<Subgraph, string>;
+    subgraphTimeoutMs: number;
+    /** The supergraph the gateway serves (SUPERGRAPH_PATH; default the committed schema/supergraph.graphql). */
+    supergraphPath: string | undefined;
+    /** A manifest of trusted operations (TRUSTED_DOCUMENTS); when set, the gateway runs only those. */
+    trustedDocumentsPath: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -263,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const config: Config = {
     corsOrigins: parseCorsOrigins(opt('CORS_ORIGINS'), production, problems),
+    graphqlIde: bool('GRAPHQL_IDE', !production),
     env: appEnv,
     host,
     ports,
@@ -338,6 +348,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         search: str('SUBGRAPH_SEARCH_URL', localUrl(ports.search)),
       },
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
+      supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
+      trustedDocumentsPath: opt('TRUSTED_DOCUMENTS') === undefined ? undefined : path.resolve(str('TRUSTED_DOCUMENTS', '')),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -13,7 +13,6 @@
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import swagger from '@fastify/swagger';
 import Fastify, { LogController, type ConnectionError, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -21,9 +20,11 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv, CorsOrigins } from './config.js';
 import { registerCompression, registerCors } from './cors.js';
-import { isConnectionError, unavailable, type Db } from './db.js';
+import type { Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
-import { AppError, ERROR_CODES, errorBody, toAppError, type ErrorCode } from './errors.js';
+import { AppError, errorBody, toAppError, type ErrorCode } from './errors.js';
+import { formatGraphqlError, knownError } from './graphql-errors.js';
+import { registerOpenApi } from './openapi.js';
 import {
   answerOnSocket,
   charsetRefusal,
@@ -61,6 +62,10 @@ export interface GraphqlMount<Ctx extends BaseContext> {
   context(request: FastifyRequest): Promise<Ctx>;
   /** Depth, alias, directive, token and cost limits (DEFAULT_GRAPHQL_LIMITS when omitted). */
   limits?: GraphqlLimits;
+  /** Apollo Server plugins of this endpoint only (the gateway's trusted documents, say). */
+  plugins?: readonly ApolloServerPlugin<BaseContext>[];
+  /** Apollo Server's persisted-query (APQ) settings; its default in-memory cache when omitted. */
+  persistedQueries?: ApolloServerOptionsWithGateway<BaseContext>['persistedQueries'];
 }
 
 export interface OriginOptions<Ctx extends BaseContext> {
@@ -93,18 +98,6 @@ export interface OriginOptions<Ctx extends BaseContext> {
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
-function knownError(err: unknown): AppError | null {
-  if (err instanceof AppError) return err;
-  // A GraphQL error's message may repeat the caller's input: only its cause can be a connection error.
-  if (err instanceof GraphQLError) return err.originalError ? knownError(err.originalError) : null;
-  if (isConnectionError(err)) return unavailable();
-  // graphql-js wraps a thrown value that is not an Error of its realm (NonErrorThrown, `thrownValue`).
-  const thrown = (err as { thrownValue?: unknown } | null)?.thrownValue;
-  if (thrown !== undefined && thrown !== err) return knownError(thrown);
-  return null;
-}
 
 /** Status and body of a non-2xx response, from whatever was thrown. */
 export function toHttpError(err: unknown): AppError {
@@ -164,47 +157,6 @@ const LOGGED_REFUSALS: ReadonlySet<ErrorCode> = new Set(['REQUEST_TOO_DEEP', 'UR
 
 function logRefusal(log: FastifyBaseLogger, err: AppError): void {
   log.info({ code: err.code, status: err.status }, `request refused: ${err.message}`);
-}
-
-const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
-  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
-  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
-  BAD_USER_INPUT: 'BAD_USER_INPUT',
-  BAD_REQUEST: 'BAD_REQUEST',
-  PERSISTED_QUERY_NOT_SUPPORTED: 'BAD_REQUEST',
-  OPERATION_RESOLUTION_FAILURE: 'BAD_REQUEST',
-  UNAUTHENTICATED: 'UNAUTHENTICATED',
-  INVALID_GRAPHQL: 'BAD_REQUEST', // @apollo/gateway: no operation to run (several without operationName, unknown name)
-};
-
-/**
- * GraphQL errors in the registry's terms: AppErrors keep their code and details, GraphQL request
- * errors keep their standard code, everything else is masked (no message, path or stack of internals).
- */
-export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
-  const http = knownError(original);
-  if (http) {
-    return {
-      message: http.message,
-      locations: formatted.locations,
-      path: formatted.path,
-      extensions: { code: http.code, details: http.details },
-    };
-  }
-  // A subgraph's error relayed by the gateway already carries a registry code (masked at its source).
-  const relayed = String(formatted.extensions?.code ?? '');
-  if (relayed in ERROR_CODES) {
-    const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: relayed, details } };
-  }
-  // Entity lookups (_entities) naming a type this subgraph does not resolve: the caller's mistake.
-  if (original instanceof Error && /^The _entities resolver tried to load an entity for type/.test(original.message)) {
-    return { message: 'Unknown entity type in representations', path: formatted.path, extensions: { code: 'BAD_USER_INPUT', details: [] } };
-  }
-  const code = APOLLO_CODES[relayed];
-  if (code) return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
-  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };
 }
 
 /**
@@ -421,24 +373,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  // The OpenAPI 3.1 document comes from the route schemas that validate requests. Responses are
-  // written with JSON.stringify, not compiled from those schemas, so documenting them changes nothing.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: options.name, version: options.version, description: 'REST paths of this origin (spec: http-interfaces.md); GraphQL at /graphql' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'partner access token' },
-          oidc: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OpenID Connect ID token (opportunity search)' },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
-  for (const schema of [ERROR_SCHEMA, ...(options.schemas ?? [])]) app.addSchema(schema);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, { name: options.name, version: options.version, schemas: options.schemas ?? [] });
 
   app.get(
     '/',
@@ -477,21 +412,6 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   return app;
 }
 
-/** The error shape of every non-2xx response (DESIGN section 5), `Error#` in route schemas. */
-export const ERROR_SCHEMA = {
-  $id: 'Error',
-  type: 'object',
-  required: ['success', 'error', 'code', 'trace_id', 'details'],
-  properties: {
-    success: { type: 'boolean', const: false },
-    error: { type: 'string', description: 'What went wrong, safe to show' },
-    code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Registry code (subgraphs/platform/errors.ts)' },
-    trace_id: { type: 'string', description: 'Also in the x-trace-id header' },
-    details: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-  },
-  additionalProperties: true,
-} as const;
-
 /** GraphQL GET parameters that carry JSON, read by Apollo Server with JSON.parse. */
 const JSON_SEARCH_PARAMS = ['variables', 'extensions'] as const;
 
@@ -526,10 +446,12 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
       costLimitPlugin(limits.maxCost),
       ApolloServerPluginCacheControlDisabled(),
       ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : []),
+      ...(mount.plugins ?? []),
     ],
     validationRules: [...limitRules(limits), ...(env === 'production' && mount.schema ? [serviceSdlRule] : [])],
     parseOptions: { maxTokens: limits.maxTokens },
     allowBatchedHttpRequests: false,
+    ...(mount.persistedQueries !== undefined ? { persistedQueries: mount.persistedQueries } : {}),
     introspection: env !== 'production',
     // No "Did you mean ...?" field suggestions in production errors (they disclose the schema).
     hideSchemaDetailsFromClientErrors: env === 'production',
