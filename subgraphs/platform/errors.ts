@@ -27,6 +27,13 @@ export const ERROR_CODES = {
    * read the code, not the status).
    */
   PERSISTED_QUERY_NOT_FOUND: 200,
+  /**
+   * An operation that is not in the gateway's manifest of trusted documents (TRUSTED_DOCUMENTS), as
+   * Apollo Router's safelist and Hive's persisted documents refuse it.
+   */
+  PERSISTED_QUERY_NOT_IN_LIST: 400,
+  /** An error a subgraph reported (its message kept), relayed by the gateway as the federation convention does. */
+  DOWNSTREAM_SERVICE_ERROR: 502,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
