@@ -17,7 +17,10 @@ import type { Subgraph } from '../subgraphs/platform/config.js';
 
 export const SUBGRAPH_NAMES: readonly Subgraph[] = ['analysis', 'allocation', 'search'];
 
-/** Routing URLs written into the committed supergraph (the gateway and Router override them per deployment). */
+/**
+ * Routing URLs written into the committed supergraph: where `npm start` puts the subgraphs. A deployment
+ * composes its own supergraph with its URLs (`npm run schema:compose`), or overrides them per gateway.
+ */
 export const DEFAULT_ROUTING_URLS: Record<Subgraph, string> = {
   analysis: 'http://127.0.0.1:8081/graphql',
   allocation: 'http://127.0.0.1:8082/graphql',
@@ -69,9 +72,10 @@ export interface CheckResult {
 
 const normalise = (sdl: string) => sdl.replace(/\r\n/g, '\n').trim();
 
-export function compose(code: SubgraphSdls): { supergraphSdl?: string; api?: GraphQLSchema; errors: string[] } {
+/** The supergraph of the subgraphs, each routed to its URL in `urls` (DEFAULT_ROUTING_URLS when omitted). */
+export function compose(code: SubgraphSdls, urls: Partial<Record<Subgraph, string>> = {}): { supergraphSdl?: string; api?: GraphQLSchema; errors: string[] } {
   const result = composeServices(
-    SUBGRAPH_NAMES.map((name) => ({ name, url: DEFAULT_ROUTING_URLS[name], typeDefs: parse(code[name]) })),
+    SUBGRAPH_NAMES.map((name) => ({ name, url: urls[name] ?? DEFAULT_ROUTING_URLS[name], typeDefs: parse(code[name]) })),
   );
   if (result.errors) return { errors: result.errors.map((e) => e.message) };
   return { supergraphSdl: result.supergraphSdl, api: result.schema.toAPISchema().toGraphQLJSSchema(), errors: [] };

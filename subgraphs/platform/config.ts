@@ -126,7 +126,11 @@ export interface Config {
   auth: PartnerAuthConfig;
   oidc: OidcConfig;
   gateway: {
-    subgraphUrls: Record<Subgraph, string>;
+    /**
+     * Where the gateway sends a subgraph's requests instead of the URL its supergraph names
+     * (SUBGRAPH_<NAME>_URL); a subgraph without one is routed as the supergraph says.
+     */
+    subgraphUrls: Partial<Record<Subgraph, string>>;
     subgraphTimeoutMs: number;
     /** The supergraph the gateway serves (SUPERGRAPH_PATH; default the committed schema/supergraph.graphql). */
     supergraphPath: string | undefined;
@@ -268,7 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     search: int('SEARCH_PORT', 8083, 0, 65535),
     gateway: int('GATEWAY_PORT', 4000, 0, 65535),
   };
-  const localUrl = (port: number) => `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/graphql`;
 
   const config: Config = {
     corsOrigins: parseCorsOrigins(opt('CORS_ORIGINS'), production, problems),
@@ -342,11 +345,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clockToleranceSeconds: int('OIDC_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
     },
     gateway: {
-      subgraphUrls: {
-        analysis: str('SUBGRAPH_ANALYSIS_URL', localUrl(ports.analysis)),
-        allocation: str('SUBGRAPH_ALLOCATION_URL', localUrl(ports.allocation)),
-        search: str('SUBGRAPH_SEARCH_URL', localUrl(ports.search)),
-      },
+      subgraphUrls: Object.fromEntries(
+        SUBGRAPHS.flatMap((s) => {
+          const name = `SUBGRAPH_${s.toUpperCase()}_URL`;
+          const url = opt(name);
+          if (url === undefined) return [];
+          if (!/^https?:\/\/[^/]/.test(url)) problems.push(`${name} must be an http(s) URL (got "${url}")`);
+          return [[s, url]];
+        }),
+      ) as Partial<Record<Subgraph, string>>,
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
       trustedDocumentsPath: opt('TRUSTED_DOCUMENTS') === undefined ? undefined : path.resolve(str('TRUSTED_DOCUMENTS', '')),

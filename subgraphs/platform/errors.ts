@@ -32,7 +32,10 @@ export const ERROR_CODES = {
    * Apollo Router's safelist and Hive's persisted documents refuse it.
    */
   PERSISTED_QUERY_NOT_IN_LIST: 400,
-  /** An error a subgraph reported (its message kept), relayed by the gateway as the federation convention does. */
+  /**
+   * An error a subgraph reported with no code or one outside this registry, relayed by the gateway as the
+   * federation convention does: its message, `serviceName`, and its own code as `downstreamCode`.
+   */
   DOWNSTREAM_SERVICE_ERROR: 502,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,

@@ -31,10 +31,32 @@ const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
 };
 
 /**
+ * An error a subgraph reported in its answer, as @apollo/gateway relays it (extensions.serviceName
+ * names the subgraph), kept as the federation convention keeps it: its message, path and
+ * serviceName, its code when the registry has it, else DOWNSTREAM_SERVICE_ERROR with the subgraph's
+ * own code (if it gave one) as `downstreamCode`. The platform's subgraphs mask their internals before
+ * answering; another team's subgraph answers for its own messages. Its other extensions (a stack
+ * trace, say) are dropped.
+ */
+function subgraphError(formatted: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
+  const own = formatted.extensions?.code;
+  const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
+  const registered = typeof own === 'string' && own in ERROR_CODES;
+  const extensions = registered
+    ? { code: own, details, serviceName }
+    : { code: 'DOWNSTREAM_SERVICE_ERROR', details, serviceName, ...(typeof own === 'string' && own !== '' ? { downstreamCode: own } : {}) };
+  return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions };
+}
+
+/**
  * GraphQL errors in the registry's terms: AppErrors keep their code and details, GraphQL request
- * errors keep their standard code, everything else is masked (no message, path or stack of internals).
+ * errors keep their standard code, a subgraph's errors relayed by the gateway keep their message,
+ * everything else is masked (no message, path or stack of internals).
  */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // First: a subgraph's message is its own, whatever it looks like (never read as a store error here).
+  const serviceName = formatted.extensions?.serviceName;
+  if (typeof serviceName === 'string') return subgraphError(formatted, serviceName);
   const original = unwrapResolverError(error);
   const http = knownError(original);
   if (http) {
@@ -45,7 +67,7 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
       extensions: { code: http.code, details: http.details },
     };
   }
-  // A subgraph's error relayed by the gateway already carries a registry code (masked at its source).
+  // A registry error the gateway raised for a subgraph call (SERVICE_UNAVAILABLE, a relayed refusal).
   const relayed = String(formatted.extensions?.code ?? '');
   if (relayed in ERROR_CODES) {
     const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
