@@ -33,8 +33,21 @@ export interface OriginDeps {
   db: Db;
 }
 
+/** The operation the GraphQL IDE of each origin opens with: one that runs without a token. */
+function ideQuery(deps: OriginDeps, origin: Subgraph): string {
+  switch (origin) {
+    case 'analysis':
+      return `# The demo symbol's analysis (public fields without a token)\n{\n  analysis(symbol: "${deps.config.demo.symbol}") {\n    symbol\n    analysisDate\n    stage\n    stageStrength\n    price\n  }\n}\n`;
+    case 'allocation':
+      return '{\n  allocationStrategies {\n    name\n    description\n  }\n  allocationLimits {\n    minTotalCapital\n  }\n}\n';
+    case 'search':
+      return '{\n  huntModes {\n    mode\n    description\n  }\n  searchPagination {\n    maxPageSize\n  }\n}\n';
+  }
+}
+
 function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, health: HealthPolicy, root?: () => Record<string, unknown>) {
   return {
+    graphqlIde: { enabled: deps.config.graphqlIde, defaultQuery: ideQuery(deps, origin) },
     rateLimit: originRateLimit(deps.config, origin, callerKey(authenticate)),
     trustProxy: deps.config.trustProxy,
     corsOrigins: deps.config.corsOrigins,

@@ -9,10 +9,14 @@
  * in the error shape (http-limits.ts). On /graphql, errors reading the request document answer the
  * GraphQL-over-HTTP way, `{"errors": [...]}`. Every 503 carries Retry-After. CORS and response
  * compression are registered before any route (platform/cors.ts).
+ *
+ * For people: `/docs` renders the origin's OpenAPI document (platform/reference-page.ts), and a browser
+ * opening /graphql gets the GraphQL IDE (platform/ide.ts) when GRAPHQL_IDE is on; Apollo Server's own
+ * landing page (which loads Apollo Sandbox from a CDN) is off.
  */
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import Fastify, { LogController, type ConnectionError, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -24,7 +28,9 @@ import type { Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, errorBody, toAppError, type ErrorCode } from './errors.js';
 import { formatGraphqlError, knownError } from './graphql-errors.js';
+import { registerIde, wantsIde, type GraphqlIdeOptions } from './ide.js';
 import { registerOpenApi } from './openapi.js';
+import { registerReferencePage } from './reference-page.js';
 import {
   answerOnSocket,
   charsetRefusal,
@@ -95,6 +101,8 @@ export interface OriginOptions<Ctx extends BaseContext> {
   timeouts?: Partial<ServerTimeouts>;
   /** Browser origins that may read responses (CORS_ORIGINS); none when omitted. */
   corsOrigins?: CorsOrigins;
+  /** The GraphQL IDE at GET /graphql (config GRAPHQL_IDE); off when omitted. */
+  graphqlIde?: GraphqlIdeOptions;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -374,6 +382,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   );
 
   await registerOpenApi(app, { name: options.name, version: options.version, schemas: options.schemas ?? [] });
+  registerReferencePage(app, { name: options.name });
 
   app.get(
     '/',
@@ -408,7 +417,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     return reply.code(503).send({ ...errorBody(err, request.traceId), status: 'unavailable', ...options.health.body() });
   });
 
-  if (options.graphql) await mountGraphql(app, options.graphql, options.env, maxJsonDepth);
+  if (options.graphql) await mountGraphql(app, options, options.graphql, maxJsonDepth);
   return app;
 }
 
@@ -432,7 +441,8 @@ function checkDocumentDepth(request: FastifyRequest, search: URLSearchParams, ma
   }
 }
 
-async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount: GraphqlMount<Ctx>, env: AppEnv, maxJsonDepth: number): Promise<void> {
+async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, origin: OriginOptions<Ctx>, mount: GraphqlMount<Ctx>, maxJsonDepth: number): Promise<void> {
+  const env = origin.env;
   const executor = mount.gateway ? { gateway: mount.gateway } : mount.schema ? { schema: mount.schema } : null;
   if (!executor) throw new Error('A GraphQL mount needs a schema or a gateway');
   const limits = mount.limits ?? DEFAULT_GRAPHQL_LIMITS;
@@ -445,6 +455,8 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
       requestErrorsPlugin(app.log),
       costLimitPlugin(limits.maxCost),
       ApolloServerPluginCacheControlDisabled(),
+      // Its landing page loads Apollo Sandbox from a CDN; browsers get the origin's own IDE instead.
+      ApolloServerPluginLandingPageDisabled(),
       ...(mount.schema ? [ApolloServerPluginInlineTraceDisabled()] : []),
       ...(mount.plugins ?? []),
     ],
@@ -463,17 +475,21 @@ async function mountGraphql<Ctx extends BaseContext>(app: FastifyInstance, mount
   });
   await apollo.start();
   app.addHook('onClose', async () => apollo.stop());
+  const ide = origin.graphqlIde?.enabled
+    ? registerIde(app, { title: `${origin.name} GraphQL IDE`, endpoint: GRAPHQL_PATH, defaultQuery: origin.graphqlIde.defaultQuery })
+    : null;
 
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,
     schema: { hide: true },
     handler: async (request, reply) => {
+      const url = new URL(request.url, 'http://localhost');
+      if (ide && wantsIde(request, url.searchParams)) return ide(reply);
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
-      const url = new URL(request.url, 'http://localhost');
       checkDocumentDepth(request, url.searchParams, maxJsonDepth);
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method.toUpperCase(), headers, search: url.search, body: request.body },
