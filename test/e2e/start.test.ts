@@ -41,7 +41,7 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: '{ security(symbol: "ACME") { name } huntModes { mode } }' }),
   });
-  expect(viaGateway.body).toEqual({ data: { security: { name: 'Acme Synthetic Corp' }, huntModes: [{ mode: 'general' }, { mode: 'replace' }, { mode: 'interest' }] } });
+  expect(viaGateway.body).toEqual({ data: { security: { name: 'Acme Synthetic Corp' }, huntModes: [{ mode: 'GENERAL' }, { mode: 'REPLACE' }, { mode: 'INTEREST' }] } });
 
   first.signal('SIGINT');
   expect(await first.waitForExit()).toBe(0);

@@ -205,7 +205,8 @@ describe('through the gateway', () => {
       expect(row.security.symbol).toBe(row.symbol);
       expect(typeof row.security.name).toBe('string');
       const doc = JSON.parse((await latestSnapshot(store.db, row.symbol))!.docText) as Json;
-      expect(row.security.analysis).toMatchObject({ stage: doc.stage, analysisDate: doc.analysis_date, price: doc.price });
+      // The Stage enum shows the stored label 'STAGE 2' as STAGE_2.
+      expect(row.security.analysis).toMatchObject({ stage: (doc.stage as string | null)?.replace(' ', '_') ?? null, analysisDate: doc.analysis_date, price: doc.price });
     }
   });
 

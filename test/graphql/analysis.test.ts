@@ -52,16 +52,46 @@ async function stored(symbol: string, date?: string): Promise<Doc> {
 }
 const publicSubset = (doc: Doc): Doc => Object.fromEntries(PUBLIC_PRESENTED_KEYS.filter((k) => k in doc).map((k) => [k, doc[k]]));
 
+const STAGE_VALUES = '{ stage1 stage2 stage3 stage4 }';
+const INDICATORS = `indicators { sma10 sma20 sma50 sma150 sma200 ema10 ema20 ema50 ema150 ema200 sma10w sma30w ema10w ema30w rsi14 atr14 atrPercent
+  bollinger { upper middle lower bandwidth } macd { macd signal histogram } volumeSma20 volumeSma50 relativeVolume
+  historicalVolatility20 historicalVolatility60 volatilityTrend isHighVolatility mansfieldRs sataScore }`;
+const STAGE_DETAIL = `stageDetail { stage label subStage weeksInStage strength weekEnding ma30w ma30wSlopePercent ma10w priceVsMa30wPercent
+  mansfieldRs mansfieldRsTrend breakoutVolumeRatio sataScore sata { name met detail } reasons }`;
+const ML_SIGNAL = `mlSignal { signal probabilityUp confidence rawConfidence model { model version features horizonDays trainedThrough trainSamples
+  oosAccuracy oosAuc oosSamples oosDates oosThrough oosAucCi { low high level blockLength } } }`;
+const ENHANCED_SIGNAL = 'enhancedSignal { signal score confidence rawConfidence rulesWeight mlWeight weights { rules { weight reason } ml { weight reason } } reasons }';
+const RISK_PARAMETERS = `riskParameters { entryPrice atrStop supportStop suggestedStop stopMethod minStopDistancePercent riskPerShare riskPerSharePercent
+  suggestedTarget rewardRiskRatio sharesPer100kAt1pctRisk positionSizeHint volatilityStopLossLevels { atr1x atr2x atr3x hv1sd20d }
+  atr atrPercent historicalVolatility volatilityTrend isHighVolatility }`;
+const TRANSITIONS = `transitionProbabilities { currentStage nextWeek ${STAGE_VALUES} sampleSize
+  matrix { stage1 ${STAGE_VALUES} stage2 ${STAGE_VALUES} stage3 ${STAGE_VALUES} stage4 ${STAGE_VALUES} }
+  counts { stage1 ${STAGE_VALUES} stage2 ${STAGE_VALUES} stage3 ${STAGE_VALUES} stage4 ${STAGE_VALUES} }
+  totalTransitions estimatedThrough symbols }`;
+
+/**
+ * A document part as the typed GraphQL field shows it: keys in camelCase at every depth (a `STAGE n` key
+ * as stageN), a stage label as its enum value (STAGE_2).
+ */
+function typed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(typed);
+  if (typeof value === 'string') return /^STAGE \d$/.test(value) ? value.replace(' ', '_') : value;
+  if (value === null || typeof value !== 'object') return value ?? null;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [/^STAGE \d$/.test(k) ? `stage${k.slice(6)}` : k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), typed(v)]),
+  );
+}
+
 const SNAPSHOT_FIELDS = `
   symbol analysisDate analysisTimestamp producedAt pipelineVersion dataSource
-  stage stageStrength stageDetail price volume indicators
+  stage stageStrength ${STAGE_DETAIL} price volume ${INDICATORS}
   detectedPatterns { type status startDate endDate confidence priceTarget direction breakoutLevel invalidationLevel keyPoints { label date price } confidenceParts { geometry volume trend } }
   bestPattern { type status startDate endDate confidence priceTarget direction }
   patternSignal { direction netConfidence bullishConfidence bearishConfidence patternCount }
   recentPatterns { type } bestRecentPattern { type } recentPatternSignal { direction netConfidence }
   priceTargets { source basis direction price distancePercent confidence }
   supportLevels resistanceLevels marketRegime sector signal signalReasons confidence
-  mlSignal enhancedSignal riskParameters transitionProbabilities document`;
+  ${ML_SIGNAL} ${ENHANCED_SIGNAL} ${RISK_PARAMETERS} ${TRANSITIONS} document`;
 
 interface Snapshot {
   symbol: string;
@@ -103,26 +133,26 @@ const ANALYSIS = `query ($symbol: String!, $date: String) { analysis(symbol: $sy
 function expectTypedFieldsMatch(s: Snapshot, doc: Doc): void {
   expect(s.analysisDate).toBe(doc.analysis_date);
   expect(s.analysisTimestamp).toBe(doc.analysis_timestamp ?? null);
-  expect(s.stage).toBe(doc.stage ?? null);
+  expect(s.stage).toBe(typed(doc.stage ?? null));
   expect(s.stageStrength).toBe(doc.stage_strength ?? null);
   expect(s.price).toBe(doc.price ?? null);
   expect(s.volume).toBe(doc.volume ?? null);
-  expect(s.indicators).toEqual(doc.indicators ?? null);
+  expect(s.indicators).toEqual(typed(doc.indicators ?? null));
   expect(s.supportLevels).toEqual(doc.support_levels ?? null);
   expect(s.resistanceLevels).toEqual(doc.resistance_levels ?? null);
   expect(s.marketRegime).toBe(doc.market_regime ?? null);
   expect(s.sector).toBe(doc.sector ?? null);
   expect(s.signal).toBe(doc.signal ?? null);
   expect(s.confidence).toBe(doc.confidence ?? null);
-  expect(s.mlSignal).toEqual(doc.ml_signal ?? null);
-  expect(s.enhancedSignal).toEqual(doc.enhanced_signal ?? null);
+  expect(s.mlSignal).toEqual(typed(doc.ml_signal ?? null));
+  expect(s.enhancedSignal).toEqual(typed(doc.enhanced_signal ?? null));
   const patterns = (doc.detected_patterns ?? []) as Array<Record<string, unknown>>;
   expect(s.detectedPatterns?.map((p) => p.type)).toEqual(patterns.map((p) => p.type));
   patterns.forEach((p, i) => {
     const g = s.detectedPatterns![i];
     expect(g).toEqual(
       expect.objectContaining({
-        status: p.status ?? null,
+        status: typeof p.status === 'string' ? p.status.toUpperCase() : null,
         startDate: p.start_date ?? null,
         endDate: p.end_date ?? null,
         confidence: p.confidence ?? null,
@@ -163,9 +193,9 @@ describe('analysis subgraph with a partner token', () => {
     expect(s.document).toEqual(doc);
     expectTypedFieldsMatch(s, doc);
     // auth-only and extra keys are there for partners
-    expect(s.riskParameters).toEqual(doc.risk_parameters);
-    expect(s.transitionProbabilities).toEqual(doc.transition_probabilities);
-    expect(s.stageDetail).toEqual(doc.stage_detail ?? null);
+    expect(s.riskParameters).toEqual(typed(doc.risk_parameters));
+    expect(s.transitionProbabilities).toEqual(typed(doc.transition_probabilities));
+    expect(s.stageDetail).toEqual(typed(doc.stage_detail ?? null));
     expect(s.signalReasons).toEqual(doc.signal_reasons ?? null);
     expect(s.dataSource).toBe(doc.data_source ?? null);
     expect(s.pipelineVersion).toEqual(expect.any(String));
@@ -311,7 +341,7 @@ describe('through the gateway', () => {
   it('securities with their analysis in one query agree with the REST read', async () => {
     const res = await graphql<List>(
       gateway(),
-      '{ securities(first: 500) { nodes { symbol analysis { analysisDate price stage riskParameters document } } } }',
+      `{ securities(first: 500) { nodes { symbol analysis { analysisDate price stage ${RISK_PARAMETERS} document } } } }`,
       {},
       withToken(),
     );
@@ -324,16 +354,16 @@ describe('through the gateway', () => {
       expect(rest.status).toBe(200);
       expect(node.analysis!.document).toEqual(rest.body.result);
       expect(node.analysis!.price).toBe(rest.body.result.price);
-      expect(node.analysis!.stage).toBe(rest.body.result.stage);
+      expect(node.analysis!.stage).toBe(typed(rest.body.result.stage));
       expect(node.analysis!.analysisDate).toBe(rest.body.result.analysis_date);
-      expect(node.analysis!.riskParameters).toEqual(rest.body.result.risk_parameters);
+      expect(node.analysis!.riskParameters).toEqual(typed(rest.body.result.risk_parameters));
     }
   });
 
   it('without a token the gateway gives the demo route\'s public view', async () => {
     const res = await graphql<{ security: { analysis: { document: Doc; riskParameters: unknown } } }>(
       gateway(),
-      `{ security(symbol: "${DEMO}") { analysis { document riskParameters } } }`,
+      `{ security(symbol: "${DEMO}") { analysis { document riskParameters { entryPrice } } } }`,
     );
     expect(res.body.errors).toBeUndefined();
     const demo = await request<{ result: Doc }>(`${platform.urls.analysis}/api/v1/demo/results/analysis/${DEMO}`);

@@ -53,7 +53,7 @@ it('one gateway query reaches all three subgraphs', async () => {
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data?.security).toEqual({ symbol: 'ACME', name: 'Acme Synthetic Corp' });
   expect(res.body.data?.allocationStrategies.map((s) => s.name)).toEqual(['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED']);
-  expect(res.body.data?.huntModes.map((m) => m.mode)).toEqual(['general', 'replace', 'interest']);
+  expect(res.body.data?.huntModes.map((m) => m.mode)).toEqual(['GENERAL', 'REPLACE', 'INTEREST']);
   expect(res.body.data?.searchPagination).toEqual({ defaultPageSize: 6, maxPageSize: 50 });
 });
 

@@ -165,7 +165,7 @@ async function cashHuntData(vars: { id: string; page?: number; pageSize?: number
   return res.body.data!.cashHunt;
 }
 
-/** The REST answer for the same parameters (snake_case), with its keys in camelCase. */
+/** The REST answer for the same parameters (snake_case), with its keys in camelCase and its enum values as GraphQL shows them. */
 async function restCamel(path: 'hunt' | 'cash-hunt', params: Record<string, string | number>): Promise<Json> {
   const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const res = await request<Json>(`${platform.urls.search}/api/v1/portfolios/${path}?${query}`, { headers: auth(idToken) });
@@ -175,8 +175,11 @@ async function restCamel(path: 'hunt' | 'cash-hunt', params: Record<string, stri
 
 function camelKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelKeys);
+  if (typeof value === 'string') return /^STAGE \d$/.test(value) ? value.replace(' ', '_') : value;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camelKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), k === 'hunt_mode' && typeof v === 'string' ? v.toUpperCase() : camelKeys(v)]),
+  );
 }
 
 /** The answer without its `security` references (what REST has). */
@@ -212,7 +215,7 @@ const fieldsOf = (error: GraphqlError) => (error.extensions?.details as Detail[]
 describe('Query.hunt and Query.cashHunt on the search origin (DESIGN section 6; spec "Opportunity-search service")', () => {
   it('general mode (no symbol): one recommendation per holding, camelCase, the other analyses null, equal to REST', async () => {
     const first = await huntData({ id: portfolioId });
-    expect(first).toMatchObject({ portfolioId, portfolioName: 'hunted book', huntMode: 'general', page: 1, pageSize: 6, replacementAnalysis: null, suitabilityAnalysis: null });
+    expect(first).toMatchObject({ portfolioId, portfolioName: 'hunted book', huntMode: 'GENERAL', page: 1, pageSize: 6, replacementAnalysis: null, suitabilityAnalysis: null });
     expect(first.totalRecommendations).toBe(holdings.length);
     expect(first.hasMore).toBe(holdings.length > 6);
     expect(general(first).recommendations).toHaveLength(Math.min(6, holdings.length));
@@ -228,7 +231,7 @@ describe('Query.hunt and Query.cashHunt on the search origin (DESIGN section 6; 
   it('replace mode (symbolReplace, any case): ranked candidates the portfolio does not hold, equal to REST', async () => {
     const held = holdings[0];
     const res = await huntData({ id: portfolioId, symbolReplace: held.toLowerCase(), pageSize: 50 });
-    expect(res).toMatchObject({ portfolioId, huntMode: 'replace', generalAssessment: null, suitabilityAnalysis: null, page: 1, pageSize: 50, hasMore: false });
+    expect(res).toMatchObject({ portfolioId, huntMode: 'REPLACE', generalAssessment: null, suitabilityAnalysis: null, page: 1, pageSize: 50, hasMore: false });
     const analysis = replacement(res);
     expect(analysis.symbol).toBe(held);
     expect(analysis.candidates.length).toBeGreaterThan(0);
@@ -239,7 +242,7 @@ describe('Query.hunt and Query.cashHunt on the search origin (DESIGN section 6; 
 
   it('interest mode (symbolInterest): suitability of a ticker held or not, equal to REST', async () => {
     const outsider = await huntData({ id: portfolioId, symbolInterest: lateSymbols[0] });
-    expect(outsider).toMatchObject({ portfolioId, huntMode: 'interest', generalAssessment: null, replacementAnalysis: null });
+    expect(outsider).toMatchObject({ portfolioId, huntMode: 'INTEREST', generalAssessment: null, replacementAnalysis: null });
     expect(suitability(outsider)).toMatchObject({ symbol: lateSymbols[0], alreadyHeld: false });
     expect(['SUITABLE', 'CAUTION', 'UNSUITABLE']).toContain(suitability(outsider).verdict);
     expect(outsider.totalRecommendations).toBeGreaterThanOrEqual(suitability(outsider).alternatives.length);
@@ -294,7 +297,7 @@ describe('Query.hunt and Query.cashHunt on the search origin (DESIGN section 6; 
       const res = await graphql(search(), '{ huntModes { mode parameter } searchPagination { defaultPage defaultPageSize maxPageSize } }', {}, headers);
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data).toEqual({
-        huntModes: [{ mode: 'general', parameter: null }, { mode: 'replace', parameter: 'symbol_replace' }, { mode: 'interest', parameter: 'symbol_interest' }],
+        huntModes: [{ mode: 'GENERAL', parameter: null }, { mode: 'REPLACE', parameter: 'symbol_replace' }, { mode: 'INTEREST', parameter: 'symbol_interest' }],
         searchPagination: { defaultPage: 1, defaultPageSize: 6, maxPageSize: 50 },
       });
     }
@@ -405,7 +408,7 @@ describe('Portfolio entity fields on the search subgraph (_entities)', () => {
     const h = await huntData({ id: portfolioId });
     const c = await cashHuntData({ id: portfolioId });
     expect(res.body.data!._entities).toEqual([
-      { id: portfolioId, hunt: { huntMode: 'general', portfolioId, totalRecommendations: h.totalRecommendations }, cashHunt: { portfolioId, totalRecommendations: c.totalRecommendations } },
+      { id: portfolioId, hunt: { huntMode: 'GENERAL', portfolioId, totalRecommendations: h.totalRecommendations }, cashHunt: { portfolioId, totalRecommendations: c.totalRecommendations } },
     ]);
     expect(c.totalRecommendations).toBeGreaterThan(0);
   });
@@ -481,7 +484,7 @@ describe('through the gateway (issue item 7): one operation, one token, three su
     expect(row.security.analysis).toEqual({
       symbol: row.symbol,
       analysisDate: snapshot!.analysisDate,
-      stage: label(doc.stage, 'stage'),
+      stage: camelKeys(label(doc.stage, 'stage')),
       signal: label(doc.signal, 'signal'),
       price: doc.price,
     });

@@ -10,6 +10,8 @@ import { PortfolioRequestInput, snakeToCamel, type Assert, type Same } from '../
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
 import type { ConstraintPack, PortfolioAllocation } from '../engine/types.js';
+import type { StageNumber } from '../../analysis/engine/document.js';
+import type { VolatilityStopLossLevelsType } from '../../platform/graphql-types.js';
 import type { AllocationService, PortfolioResponse } from '../service.js';
 import { AllocationStrategyEnum } from './enums.js';
 import {
@@ -19,6 +21,7 @@ import {
   PortfolioConnection,
   PortfolioType,
   RiskSettingsType,
+  type StageWeightsType,
 } from './types.js';
 
 export { AllocationStrategyEnum };
@@ -54,13 +57,31 @@ const asOutputType = <T extends object>(value: T): CamelShape<T> =>
 
 // The output types against the engine's domain types: exactly the same fields and value types, so a
 // field added on one side only fails `tsc`.
+// stage_weights, a map keyed by `STAGE n`, is an object with a field per stage.
 export type OutputTypesMatchDomain = [
-  Assert<Same<CamelShape<RiskSettings>, { [K in keyof RiskSettingsType]: RiskSettingsType[K] }>>,
+  Assert<Same<Omit<CamelShape<RiskSettings>, 'stageWeights'>, Omit<{ [K in keyof RiskSettingsType]: RiskSettingsType[K] }, 'stageWeights'>>>,
+  Assert<Same<keyof StageWeightsType, `stage${StageNumber}`>>,
   Assert<Same<CamelShape<ConstraintPack>, { [K in keyof ConstraintPackType]: ConstraintPackType[K] }>>,
   Assert<Same<CamelShape<PolicyExplanation>, { [K in keyof PolicyExplanationType]: PolicyExplanationType[K] }>>,
 ];
 
-const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => asOutputType(s) satisfies RiskSettingsType;
+const toStageWeightsType = (w: Record<string, number>): StageWeightsType => ({
+  stage1: w['STAGE 1'] ?? null,
+  stage2: w['STAGE 2'] ?? null,
+  stage3: w['STAGE 3'] ?? null,
+  stage4: w['STAGE 4'] ?? null,
+});
+
+const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({ ...asOutputType(s), stageWeights: s.stage_weights && toStageWeightsType(s.stage_weights) });
+
+/**
+ * The engine's stop-level map (a copy of the snapshot's risk_parameters.volatility_stop_loss_levels) as
+ * its object type; null if a stored map lacks an ATR level.
+ */
+function toStopLevelsType(l: Record<string, number | null>): VolatilityStopLossLevelsType | null {
+  const { atr_1x: atr1x, atr_2x: atr2x, atr_3x: atr3x, hv_1sd_20d: hv1sd20d } = l;
+  return typeof atr1x === 'number' && typeof atr2x === 'number' && typeof atr3x === 'number' ? { atr1x, atr2x, atr3x, hv1sd20d: hv1sd20d ?? null } : null;
+}
 
 const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
   symbol: a.symbol,
@@ -86,7 +107,7 @@ const toAllocationType = (a: PortfolioAllocation): PortfolioAllocationType => ({
   atrPercent: a.atr_percent,
   volatilityTrend: a.volatility_trend,
   isHighVolatility: a.is_high_volatility,
-  volatilityStopLossLevels: a.volatility_stop_loss_levels,
+  volatilityStopLossLevels: a.volatility_stop_loss_levels && toStopLevelsType(a.volatility_stop_loss_levels),
   historicalVolatility: a.historical_volatility,
   supportLevels: a.support_levels,
   resistanceLevels: a.resistance_levels,

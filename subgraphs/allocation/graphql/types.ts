@@ -6,9 +6,26 @@
  */
 import { JSONObjectResolver, SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { PageInfo, SecurityReference } from '../../platform/graphql-types.js';
+import {
+  DateScalar,
+  PageInfo,
+  SecurityReference,
+  SignalEnum,
+  StageEnum,
+  StageStrengthEnum,
+  VolatilityStopLossLevelsType,
+} from '../../platform/graphql-types.js';
+import type { Signal, StageLabel, StageStrength } from '../../analysis/engine/document.js';
 import type { AllocationStrategy } from '../engine/risk-settings.js';
 import { AllocationStrategyEnum } from './enums.js';
+
+@ObjectType('StageWeights', { description: 'Factor of each stage (the stage and hybrid strategies); null: the strategy default' })
+export class StageWeightsType {
+  @Field(() => Float, { nullable: true }) stage1!: number | null;
+  @Field(() => Float, { nullable: true }) stage2!: number | null;
+  @Field(() => Float, { nullable: true }) stage3!: number | null;
+  @Field(() => Float, { nullable: true }) stage4!: number | null;
+}
 
 @ObjectType({ description: 'Risk settings; in a portfolio, the effective ones the optimizer used' })
 export class RiskSettingsType {
@@ -33,8 +50,8 @@ export class RiskSettingsType {
   @Field(() => Float, { nullable: true })
   rewardMultiplier!: number | null;
 
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Stage label -> factor' })
-  stageWeights!: Record<string, number> | null;
+  @Field(() => StageWeightsType, { nullable: true })
+  stageWeights!: StageWeightsType | null;
 
   @Field(() => Boolean, { nullable: true })
   halfKelly!: boolean | null;
@@ -87,17 +104,17 @@ export class PortfolioAllocationType {
   @Field(() => Float, { nullable: true })
   confidence!: number | null;
 
-  @Field(() => String, { nullable: true })
-  stage!: string | null;
+  @Field(() => StageEnum, { nullable: true })
+  stage!: StageLabel | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => DateScalar, { nullable: true })
   entryDate!: string | null;
 
-  @Field(() => String, { nullable: true })
-  signal!: string | null;
+  @Field(() => SignalEnum, { nullable: true })
+  signal!: Signal | null;
 
-  @Field(() => String, { nullable: true })
-  stageStrength!: string | null;
+  @Field(() => StageStrengthEnum, { nullable: true })
+  stageStrength!: StageStrength | null;
 
   @Field(() => Float, { nullable: true })
   signalConfidence!: number | null;
@@ -120,8 +137,8 @@ export class PortfolioAllocationType {
   @Field(() => Boolean, { nullable: true })
   isHighVolatility!: boolean | null;
 
-  @Field(() => JSONObjectResolver, { nullable: true, description: 'Volatility-derived stop levels' })
-  volatilityStopLossLevels!: Record<string, number | null> | null;
+  @Field(() => VolatilityStopLossLevelsType, { nullable: true })
+  volatilityStopLossLevels!: VolatilityStopLossLevelsType | null;
 
   @Field(() => Float, { nullable: true })
   historicalVolatility!: number | null;
@@ -189,7 +206,10 @@ export class ConstraintPackType {
   @Field(() => Float, { nullable: true })
   volTargetAnnual!: number | null;
 
-  @Field(() => JSONObjectResolver, { nullable: true })
+  @Field(() => JSONObjectResolver, {
+    nullable: true,
+    description: 'Sector label -> max weight 0..1 (DEFAULT: a per-name cap). A map: its keys are the sector labels the request chose, not a fixed set of fields',
+  })
   sectorCaps!: Record<string, number> | null;
 
   @Field(() => String, { nullable: true })
@@ -244,7 +264,7 @@ export class PortfolioType {
   @Field(() => ConstraintPackType, { nullable: true, description: 'The constraint pack applied (the request\'s, or the risk preset\'s)' })
   constraintPack!: ConstraintPackType | null;
 
-  @Field(() => String, { nullable: true, description: 'Date of the analysis snapshots the book was built from' })
+  @Field(() => DateScalar, { nullable: true, description: 'Date of the analysis snapshots the book was built from' })
   analysisDate!: string | null;
 }
 

@@ -1,12 +1,13 @@
 /**
  * Analysis subgraph resolvers: thin calls into AnalysisService, which owns the access policy (who sees
  * which symbol, which date, which keys). Here a snapshot the service returned is only renamed into the
- * GraphQL types: snake_case document keys to camelCase fields, and a key the caller's view does not
- * have (or whose value has another shape) to null.
+ * GraphQL types: snake_case document keys to camelCase fields, domain strings to the enums that show
+ * them, and a key the caller's view does not have (or whose value has another shape) to null.
  */
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import { LocalDateResolver } from 'graphql-scalars';
+import type { Assert, Same } from '../../allocation/request/classes.js';
 import type { RequestContext } from '../../platform/context.js';
+import { DateScalar, STAGE_LABELS, enumValue } from '../../platform/graphql-types.js';
 import type { AnalysisService, JsonObject, Page, SnapshotView } from '../service.js';
 import {
   AnalysisModelType,
@@ -28,6 +29,13 @@ import {
   SnapshotEvidenceType,
   StateEvidenceType,
   type EvidenceStatusEnum,
+  type CalibratorType,
+  type EnhancedSignalType,
+  type IndicatorsType,
+  type MlSignalType,
+  type RiskParametersType,
+  type StageDetailType,
+  type TransitionProbabilitiesType,
   PatternEntryType,
   PatternPointType,
   PatternSignalType,
@@ -38,7 +46,19 @@ import {
   type DataSourceEnum,
 } from './types.js';
 import type { SecurityRecord } from '../engine/market-types.js';
-import { SIGNALS } from '../engine/document.js';
+import {
+  PATTERN_STATUSES,
+  PATTERN_TYPES,
+  SIGNALS,
+  STAGE_STRENGTHS,
+  type EnhancedSignal,
+  type IndicatorsBlock,
+  type MlSignal,
+  type RiskParameters,
+  type StagePayload,
+  type TransitionProbabilities,
+} from '../engine/document.js';
+import type { Calibrator } from '../engine/evidence/calibration.js';
 import { EVIDENCE_OUTPUTS, type EvidenceTable, type ProbabilityCalibration } from '../engine/evidence/state-evidence.js';
 
 export function toSecurityType(s: SecurityRecord): SecurityType {
@@ -63,16 +83,55 @@ const obj = (v: unknown): JsonObject | null => (v !== null && typeof v === 'obje
 const list = <T>(v: unknown, map: (item: unknown) => T | null): T[] | null => (Array.isArray(v) ? v.map(map).filter((x): x is T => x !== null) : null);
 /** A value the spec allows to be a string or an object (stage, signal): its label. */
 const label = (v: unknown, key: string): string | null => str(v) ?? str(obj(v)?.[key]) ?? (typeof v === 'number' ? String(v) : null);
-/** Free-form JSON fields: any JSON value, null when absent. */
-const json = (v: unknown): unknown => (v === undefined ? null : v);
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+/** A document key as a GraphQL field name: snake_case to camelCase, a `STAGE n` map key to `stageN`. */
+type FieldName<K extends string> = K extends `STAGE ${infer N}` ? `stage${N}` : CamelCase<K>;
+/** A document part as its GraphQL output: every key renamed at every depth, an optional key null when absent. */
+type Output<T> = T extends readonly (infer E)[]
+  ? Output<E>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? FieldName<K> : never]-?: Output<Exclude<T[K], undefined>> | (undefined extends T[K] ? null : never) }
+    : T;
+/** An output class as a plain type, at every depth (to compare it with an Output). */
+type Shape<T> = T extends readonly (infer E)[] ? Shape<E>[] : T extends object ? { [K in keyof T]: Shape<T[K]> } : T;
+
+const fieldName = (key: string): string => (/^STAGE \d$/.test(key) ? `stage${key.slice(6)}` : key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+
+function toOutput<T>(value: T): Output<T> {
+  if (Array.isArray(value)) return value.map(toOutput) as Output<T>;
+  if (value === null || typeof value !== 'object') return value as Output<T>;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [fieldName(k), v === undefined ? null : toOutput(v)])) as Output<T>;
+}
+
+/** A typed part of the document (an object the pipeline wrote with type T) as its output; null when absent. */
+const part = <T>(v: unknown): Output<T> | null => (obj(v) ? toOutput(v as T) : null);
+
+/** ml_signal as the read presents it (engine/evidence/present.ts): calibrated or null, the stored confidence kept. */
+type PresentedMlSignal = Omit<MlSignal, 'probability_up' | 'confidence'> & { probability_up: number | null; confidence: number | null; raw_confidence: number | null };
+/** enhanced_signal as the read presents it: confidence calibrated or null, the stored one kept. */
+type PresentedEnhancedSignal = Omit<EnhancedSignal, 'confidence'> & { confidence: number | null; raw_confidence: number | null };
+
+// The typed snapshot parts against the document's domain types: the same fields (renamed as Output
+// renames them) with the same value types, so a key added to the document or a class alone fails `tsc`.
+export type SnapshotPartsMatchDomain = [
+  Assert<Same<Output<IndicatorsBlock>, Shape<IndicatorsType>>>,
+  Assert<Same<Output<StagePayload>, Shape<StageDetailType>>>,
+  Assert<Same<Output<PresentedMlSignal>, Shape<MlSignalType>>>,
+  Assert<Same<Output<PresentedEnhancedSignal>, Shape<EnhancedSignalType>>>,
+  Assert<Same<Output<RiskParameters>, Shape<RiskParametersType>>>,
+  Assert<Same<Output<TransitionProbabilities>, Shape<TransitionProbabilitiesType>>>,
+];
 
 function toPattern(value: unknown): PatternEntryType | null {
   const p = obj(value);
   if (!p) return null;
   const parts = obj(p.confidence_parts);
+  const type = enumValue(PATTERN_TYPES, p.type);
+  if (!type) return null;
   return Object.assign(new PatternEntryType(), {
-    type: str(p.type) ?? 'UNKNOWN',
-    status: str(p.status),
+    type,
+    status: enumValue(PATTERN_STATUSES, p.status),
     startDate: str(p.start_date),
     endDate: str(p.end_date),
     confidence: num(p.confidence),
@@ -208,7 +267,16 @@ function toProbabilityCalibration(name: string, signal: string | null, c: Probab
       ece: num(m.ece),
       reliability: m.reliability.map((r) => Object.assign(new ReliabilityBinType(), { ...r, meanPredicted: num(r.meanPredicted), observedRate: num(r.observedRate), observedLow: num(r.observedLow), observedHigh: num(r.observedHigh) })),
     });
-  return Object.assign(new ProbabilityCalibrationType(), { name, signal, event: c.event, n: c.n, baseRate: num(c.base_rate), method: c.method, calibrator: c.calibrator, metrics });
+  return Object.assign(new ProbabilityCalibrationType(), { name, signal, event: c.event, n: c.n, baseRate: num(c.base_rate), method: c.method, calibrator: toCalibrator(c.calibrator), metrics });
+}
+
+/** Both calibrator kinds in one object type: the other kind's fields null. */
+function toCalibrator(c: Calibrator | null): CalibratorType | null {
+  if (!c) return null;
+  const { method, n, positives, baseRate, priorStrength } = c;
+  return c.method === 'isotonic'
+    ? { method, n, positives, baseRate, priorStrength, blocks: c.blocks, a: null, b: null }
+    : { method, n, positives, baseRate, priorStrength, blocks: null, a: c.a, b: c.b };
 }
 
 export function toEvidenceTableType(table: EvidenceTable): EvidenceTableType {
@@ -262,12 +330,12 @@ function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
     producedAt: view.producedAt,
     pipelineVersion: view.pipelineVersion,
     dataSource: view.dataSource,
-    stage: label(d.stage, 'label'),
-    stageStrength: label(d.stage_strength, 'strength'),
-    stageDetail: json(d.stage_detail),
+    stage: enumValue(STAGE_LABELS, label(d.stage, 'label')),
+    stageStrength: enumValue(STAGE_STRENGTHS, label(d.stage_strength, 'strength')),
+    stageDetail: part<StagePayload>(d.stage_detail),
     price: num(d.price),
     volume: num(d.volume),
-    indicators: json(d.indicators),
+    indicators: part<IndicatorsBlock>(d.indicators),
     detectedPatterns: list(d.detected_patterns, toPattern),
     bestPattern: toPattern(d.best_pattern),
     patternSignal: toPatternSignal(d.pattern_signal),
@@ -279,13 +347,13 @@ function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
     resistanceLevels: list(d.resistance_levels, num),
     marketRegime: str(d.market_regime),
     sector: str(d.sector),
-    signal: label(d.signal, 'signal'),
+    signal: enumValue(SIGNALS, label(d.signal, 'signal')),
     signalReasons: list(d.signal_reasons, str),
     confidence: num(d.confidence),
-    mlSignal: json(d.ml_signal),
-    enhancedSignal: json(d.enhanced_signal),
-    riskParameters: json(d.risk_parameters),
-    transitionProbabilities: json(d.transition_probabilities),
+    mlSignal: part<PresentedMlSignal>(d.ml_signal),
+    enhancedSignal: part<PresentedEnhancedSignal>(d.enhanced_signal),
+    riskParameters: part<RiskParameters>(d.risk_parameters),
+    transitionProbabilities: part<TransitionProbabilities>(d.transition_probabilities),
     evidence: toEvidence(d.evidence),
     calibration: toCalibration(d.calibration),
     document: d,
@@ -304,7 +372,7 @@ export class AnalysisSnapshotResolver {
   async analysis(
     @Arg('symbol', () => String) symbol: string,
     @Ctx() ctx: RequestContext,
-    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token)' }) date?: string,
+    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token, as the REST demo read ignores it: a String the service checks, not the date scalar)' }) date?: string,
   ): Promise<AnalysisSnapshotType | null> {
     const view = await this.service.snapshot(await ctx.principal(), symbol, date);
     return view && toSnapshotType(view);
@@ -359,8 +427,8 @@ export class SecurityResolver {
   async bars(
     @Root() security: SecurityType,
     @Ctx() ctx: RequestContext,
-    @Arg('from', () => LocalDateResolver, { nullable: true }) from?: string,
-    @Arg('to', () => LocalDateResolver, { nullable: true }) to?: string,
+    @Arg('from', () => DateScalar, { nullable: true }) from?: string,
+    @Arg('to', () => DateScalar, { nullable: true }) to?: string,
     @Arg('first', () => Int, { nullable: true, description: 'Page size, default 250, at most 2000' }) first?: number,
     @Arg('after', () => String, { nullable: true, description: 'endCursor (a date) of the previous page' }) after?: string,
   ): Promise<BarConnection> {
@@ -375,7 +443,7 @@ export class SecurityResolver {
   async analysis(
     @Root() security: SecurityType,
     @Ctx() ctx: RequestContext,
-    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token)' }) date?: string,
+    @Arg('date', () => String, { nullable: true, description: 'YYYY-MM-DD; partners only (ignored without a token, as the REST demo read ignores it: a String the service checks, not the date scalar)' }) date?: string,
   ): Promise<AnalysisSnapshotType | null> {
     const view = await this.service.snapshot(await ctx.principal(), security.symbol, date);
     return view && toSnapshotType(view);
@@ -385,8 +453,8 @@ export class SecurityResolver {
   async snapshots(
     @Root() security: SecurityType,
     @Ctx() ctx: RequestContext,
-    @Arg('from', () => LocalDateResolver, { nullable: true }) from?: string,
-    @Arg('to', () => LocalDateResolver, { nullable: true }) to?: string,
+    @Arg('from', () => DateScalar, { nullable: true }) from?: string,
+    @Arg('to', () => DateScalar, { nullable: true }) to?: string,
     @Arg('first', () => Int, { nullable: true, description: 'Page size, default 20, at most 100' }) first?: number,
     @Arg('after', () => String, { nullable: true, description: 'endCursor (a date) of the previous page' }) after?: string,
   ): Promise<AnalysisSnapshotConnection> {

@@ -1,16 +1,25 @@
 /**
  * Analysis subgraph types (camelCase fields; the REST layer keeps the spec's snake_case).
  *
- * An analysis snapshot has typed fields for what the spec names (stage, price, patterns, signals,
- * levels) and a JSON scalar for the free-form parts (indicators, the structured stage payload, ML and
- * blended signals, risk parameters, transition probabilities) and for `document`, the result exactly as
- * the REST read returns it to the same caller. A field whose key the caller may not see (auth-only and
+ * An analysis snapshot has a typed field for every part of the stored document (engine/document.ts:
+ * stage, indicators, patterns, signals, risk parameters, transition probabilities, evidence), enums for
+ * its closed vocabularies, the one date scalar for dates, and JSON only for `document`, the result
+ * exactly as the REST read returns it to the same caller. A field whose key the caller may not see (auth-only and
  * extra keys, for unauthenticated callers) is null.
  */
 import 'reflect-metadata';
-import { JSONResolver, LocalDateResolver } from 'graphql-scalars';
+import { JSONResolver } from 'graphql-scalars';
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { PageInfo } from '../../platform/graphql-types.js';
+import {
+  DateScalar,
+  PageInfo,
+  SignalEnum,
+  StageEnum,
+  StageStrengthEnum,
+  VolatilityStopLossLevelsType,
+} from '../../platform/graphql-types.js';
+import type { PatternStatus, PatternType, Signal, StageLabel, StageNumber, StageStrength } from '../engine/document.js';
+import type { CalibrationMethod } from '../engine/evidence/calibration.js';
 
 export enum AssetTypeEnum {
   EQUITY = 'EQUITY',
@@ -29,7 +38,7 @@ registerEnumType(DataSourceEnum, {
 
 @ObjectType({ description: 'One daily bar (prices split- and dividend-adjusted when imported that way)' })
 export class BarType {
-  @Field(() => LocalDateResolver)
+  @Field(() => DateScalar)
   date!: string;
 
   @Field(() => Float)
@@ -100,7 +109,7 @@ export class PatternPointType {
   @Field(() => String)
   label!: string;
 
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' })
+  @Field(() => DateScalar, { nullable: true })
   date!: string | null;
 
   @Field(() => Float, { nullable: true })
@@ -121,16 +130,16 @@ export class PatternConfidencePartsType {
 
 @ObjectType('Pattern', { description: "A detected chart pattern (the spec's PatternEntry)" })
 export class PatternEntryType {
-  @Field(() => String, { description: 'Pattern classifier name, e.g. DOUBLE_BOTTOM' })
-  type!: string;
+  @Field(() => PatternTypeEnum, { description: 'Pattern classifier' })
+  type!: PatternType;
 
-  @Field(() => String, { nullable: true, description: 'forming, active, completed or failed' })
-  status!: string | null;
+  @Field(() => PatternStatusEnum, { nullable: true })
+  status!: PatternStatus | null;
 
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' })
+  @Field(() => DateScalar, { nullable: true })
   startDate!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' })
+  @Field(() => DateScalar, { nullable: true })
   endDate!: string | null;
 
   @Field(() => Float, {
@@ -211,6 +220,448 @@ export class PriceTargetType {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The typed parts of a snapshot (engine/document.ts): each class has the domain type's fields in
+// camelCase (`sma_10` -> `sma10`; a `STAGE n` map key -> `stageN`), and `SnapshotPartsMatchDomain`
+// (resolvers.ts) fails `tsc` when a class and its domain type differ.
+// ---------------------------------------------------------------------------------------------------------
+
+export enum PatternTypeEnum {
+  DOUBLE_TOP = 'DOUBLE_TOP',
+  DOUBLE_BOTTOM = 'DOUBLE_BOTTOM',
+  HEAD_AND_SHOULDERS = 'HEAD_AND_SHOULDERS',
+  INVERSE_HEAD_AND_SHOULDERS = 'INVERSE_HEAD_AND_SHOULDERS',
+  ASCENDING_TRIANGLE = 'ASCENDING_TRIANGLE',
+  DESCENDING_TRIANGLE = 'DESCENDING_TRIANGLE',
+  SYMMETRICAL_TRIANGLE = 'SYMMETRICAL_TRIANGLE',
+  BULL_FLAG = 'BULL_FLAG',
+  BEAR_FLAG = 'BEAR_FLAG',
+  CUP_AND_HANDLE = 'CUP_AND_HANDLE',
+  RANGE_BREAKOUT = 'RANGE_BREAKOUT',
+}
+registerEnumType(PatternTypeEnum, { name: 'PatternType', description: 'Chart pattern classifier' });
+
+export enum PatternStatusEnum {
+  FORMING = 'forming',
+  ACTIVE = 'active',
+  COMPLETED = 'completed',
+  FAILED = 'failed',
+}
+registerEnumType(PatternStatusEnum, {
+  name: 'PatternStatus',
+  description: 'Pattern lifecycle: FORMING (not yet confirmed), ACTIVE (confirmed, target not reached), COMPLETED (target reached), FAILED (invalidated)',
+});
+
+type VolatilityTrend = 'rising' | 'falling' | 'stable';
+
+@ObjectType('BollingerBands', { description: 'Bollinger bands (20 days, 2 standard deviations)' })
+export class BollingerBandsType {
+  @Field(() => Float)
+  upper!: number;
+
+  @Field(() => Float)
+  middle!: number;
+
+  @Field(() => Float)
+  lower!: number;
+
+  @Field(() => Float, { description: '(upper - lower) / middle' })
+  bandwidth!: number;
+}
+
+@ObjectType('Macd', { description: 'MACD (12, 26, 9)' })
+export class MacdType {
+  @Field(() => Float)
+  macd!: number;
+
+  @Field(() => Float)
+  signal!: number;
+
+  @Field(() => Float)
+  histogram!: number;
+}
+
+@ObjectType('Indicators', { description: 'Indicator values at the analysis date (null during warm-up). Daily unless the name ends in w (weekly)' })
+export class IndicatorsType {
+  @Field(() => Float, { nullable: true }) sma10!: number | null;
+  @Field(() => Float, { nullable: true }) sma20!: number | null;
+  @Field(() => Float, { nullable: true }) sma50!: number | null;
+  @Field(() => Float, { nullable: true }) sma150!: number | null;
+  @Field(() => Float, { nullable: true }) sma200!: number | null;
+  @Field(() => Float, { nullable: true }) ema10!: number | null;
+  @Field(() => Float, { nullable: true }) ema20!: number | null;
+  @Field(() => Float, { nullable: true }) ema50!: number | null;
+  @Field(() => Float, { nullable: true }) ema150!: number | null;
+  @Field(() => Float, { nullable: true }) ema200!: number | null;
+  @Field(() => Float, { nullable: true }) sma10w!: number | null;
+  @Field(() => Float, { nullable: true }) sma30w!: number | null;
+  @Field(() => Float, { nullable: true }) ema10w!: number | null;
+  @Field(() => Float, { nullable: true }) ema30w!: number | null;
+  @Field(() => Float, { nullable: true }) rsi14!: number | null;
+  @Field(() => Float, { nullable: true }) atr14!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'ATR as percent of the close (2.4 means 2.4%)' })
+  atrPercent!: number | null;
+
+  @Field(() => BollingerBandsType, { nullable: true })
+  bollinger!: BollingerBandsType | null;
+
+  @Field(() => MacdType, { nullable: true })
+  macd!: MacdType | null;
+
+  @Field(() => Float, { nullable: true }) volumeSma20!: number | null;
+  @Field(() => Float, { nullable: true }) volumeSma50!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Volume of the day / its 50-day average' })
+  relativeVolume!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Annualised 20-day volatility, a fraction (0.25 = 25%)' })
+  historicalVolatility20!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Annualised 60-day volatility, a fraction' })
+  historicalVolatility60!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'rising, falling or stable' })
+  volatilityTrend!: VolatilityTrend | null;
+
+  @Field(() => Boolean, { nullable: true })
+  isHighVolatility!: boolean | null;
+
+  @Field(() => Float, { nullable: true, description: 'Mansfield relative strength on weekly bars' })
+  mansfieldRs!: number | null;
+
+  @Field(() => Int, { nullable: true, description: '0-10 tally of stage attributes (see stageDetail.sata)' })
+  sataScore!: number | null;
+}
+
+@ObjectType('SataAttribute', { description: 'One stage attribute of the SATA tally' })
+export class SataAttributeType {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Boolean)
+  met!: boolean;
+
+  @Field(() => String)
+  detail!: string;
+}
+
+@ObjectType('StageDetail', { description: 'Structured Weinstein stage payload, beside the stage label' })
+export class StageDetailType {
+  @Field(() => Int, { description: '1 to 4' })
+  stage!: StageNumber;
+
+  @Field(() => StageEnum)
+  label!: StageLabel;
+
+  @Field(() => String, { description: 'e.g. 2A (early), 2B (mid), 2C (late)' })
+  subStage!: string;
+
+  @Field(() => Int)
+  weeksInStage!: number;
+
+  @Field(() => StageStrengthEnum)
+  strength!: StageStrength;
+
+  @Field(() => DateScalar, { description: 'Last day of the week the stage was read on' })
+  weekEnding!: string;
+
+  @Field(() => Float, { description: '30-week moving average' })
+  ma30w!: number;
+
+  @Field(() => Float, { description: 'Percent change of the 30-week MA over the last 4 weeks' })
+  ma30wSlopePercent!: number;
+
+  @Field(() => Float, { nullable: true })
+  ma10w!: number | null;
+
+  @Field(() => Float)
+  priceVsMa30wPercent!: number;
+
+  @Field(() => Float, { nullable: true })
+  mansfieldRs!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'rising, falling or flat' })
+  mansfieldRsTrend!: 'rising' | 'falling' | 'flat' | null;
+
+  @Field(() => Float, { nullable: true, description: 'Volume of the last week / its 4-week average' })
+  breakoutVolumeRatio!: number | null;
+
+  @Field(() => Int, { description: '0-10' })
+  sataScore!: number;
+
+  @Field(() => [SataAttributeType])
+  sata!: SataAttributeType[];
+
+  @Field(() => [String])
+  reasons!: string[];
+}
+
+@ObjectType('AucInterval', { description: 'A percentile interval by stationary block bootstrap over dates' })
+export class AucIntervalType {
+  @Field(() => Float)
+  low!: number;
+
+  @Field(() => Float)
+  high!: number;
+
+  @Field(() => Float, { description: 'Coverage, e.g. 0.95' })
+  level!: number;
+
+  @Field(() => Float, { description: 'Mean block length in dates' })
+  blockLength!: number;
+}
+
+@ObjectType('MlModelSummary', { description: "The ML signal's model and its out-of-sample record" })
+export class MlModelSummaryType {
+  @Field(() => String, { description: 'logistic_regression' })
+  model!: 'logistic_regression';
+
+  @Field(() => String)
+  version!: string;
+
+  @Field(() => [String])
+  features!: string[];
+
+  @Field(() => Int, { description: 'Label: sign of the forward return over this many trading days in excess of the universe index' })
+  horizonDays!: number;
+
+  @Field(() => DateScalar)
+  trainedThrough!: string;
+
+  @Field(() => Int)
+  trainSamples!: number;
+
+  @Field(() => Float, { nullable: true })
+  oosAccuracy!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  oosAuc!: number | null;
+
+  @Field(() => Int)
+  oosSamples!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Distinct sample dates of the out-of-sample record (null in documents stored before pipeline 1.1.0)' })
+  oosDates!: number | null;
+
+  @Field(() => DateScalar, { nullable: true, description: 'Latest sample date of that record' })
+  oosThrough!: string | null;
+
+  @Field(() => AucIntervalType, { nullable: true, description: 'Interval of oosAuc; null with fewer than 10 dates or no AUC' })
+  oosAucCi!: AucIntervalType | null;
+}
+
+@ObjectType('MlSignal', { description: 'Model-based signal: probabilityUp calibrated (null when not measured), confidence = |2 probabilityUp - 1|, the stored confidence in rawConfidence' })
+export class MlSignalType {
+  @Field(() => SignalEnum)
+  signal!: Signal;
+
+  @Field(() => Float, { nullable: true, description: 'Calibrated probability that the forward 20-day excess return is positive; null when not measured' })
+  probabilityUp!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  confidence!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'The stored confidence (before calibration)' })
+  rawConfidence!: number | null;
+
+  @Field(() => MlModelSummaryType)
+  model!: MlModelSummaryType;
+}
+
+@ObjectType('BlendWeight', { description: "A component's weight in the blend and why it got it" })
+export class BlendWeightType {
+  @Field(() => Float)
+  weight!: number;
+
+  @Field(() => String)
+  reason!: string;
+}
+
+@ObjectType('BlendWeights', { description: 'Each component of the enhanced signal with its weight and reason' })
+export class BlendWeightsType {
+  @Field(() => BlendWeightType)
+  rules!: BlendWeightType;
+
+  @Field(() => BlendWeightType)
+  ml!: BlendWeightType;
+}
+
+@ObjectType('EnhancedSignal', {
+  description:
+    'Blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (null when not measured, see calibration.enhancedConfidence.reason), the stored confidence in rawConfidence; score is a score in [-1, 1], not a probability',
+})
+export class EnhancedSignalType {
+  @Field(() => SignalEnum)
+  signal!: Signal;
+
+  @Field(() => Float, { description: 'Blended score in [-1, 1] (positive = bullish)' })
+  score!: number;
+
+  @Field(() => Float, { nullable: true })
+  confidence!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'The stored confidence (before calibration)' })
+  rawConfidence!: number | null;
+
+  @Field(() => Float)
+  rulesWeight!: number;
+
+  @Field(() => Float)
+  mlWeight!: number;
+
+  @Field(() => BlendWeightsType, { nullable: true, description: 'null in documents stored before pipeline 1.1.0' })
+  weights!: BlendWeightsType | null;
+
+  @Field(() => [String])
+  reasons!: string[];
+}
+
+@ObjectType('RiskParameters', { description: 'Stops and sizing hints' })
+export class RiskParametersType {
+  @Field(() => Float)
+  entryPrice!: number;
+
+  @Field(() => Float, { nullable: true })
+  atrStop!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  supportStop!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'The tighter of the ATR and support stops, but at least minStopDistancePercent below entry' })
+  suggestedStop!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'atr, support or minimum_distance' })
+  stopMethod!: 'atr' | 'support' | 'minimum_distance' | null;
+
+  @Field(() => Float)
+  minStopDistancePercent!: number;
+
+  @Field(() => Float, { nullable: true })
+  riskPerShare!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  riskPerSharePercent!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Nearest resistance or pattern target above entry' })
+  suggestedTarget!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  rewardRiskRatio!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'Shares per 100,000 of capital when risking 1% per trade (before position caps)' })
+  sharesPer100kAt1pctRisk!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Max position weight that keeps the 1%-risk trade within a 20% single-name cap' })
+  positionSizeHint!: string | null;
+
+  @Field(() => VolatilityStopLossLevelsType, { nullable: true })
+  volatilityStopLossLevels!: VolatilityStopLossLevelsType | null;
+
+  @Field(() => Float, { nullable: true })
+  atr!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  atrPercent!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  historicalVolatility!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'rising, falling or stable' })
+  volatilityTrend!: VolatilityTrend | null;
+
+  @Field(() => Boolean, { nullable: true })
+  isHighVolatility!: boolean | null;
+}
+
+@ObjectType('StageValues', { description: 'A number per stage (a probability or a count)' })
+export class StageValuesType {
+  @Field(() => Float) stage1!: number;
+  @Field(() => Float) stage2!: number;
+  @Field(() => Float) stage3!: number;
+  @Field(() => Float) stage4!: number;
+}
+
+@ObjectType('StageMatrix', { description: 'A row per stage of the week before: the values per stage of the week after' })
+export class StageMatrixType {
+  @Field(() => StageValuesType) stage1!: StageValuesType;
+  @Field(() => StageValuesType) stage2!: StageValuesType;
+  @Field(() => StageValuesType) stage3!: StageValuesType;
+  @Field(() => StageValuesType) stage4!: StageValuesType;
+}
+
+@ObjectType('TransitionProbabilities', { description: 'Stage transition model output, estimated from every symbol\'s weekly stage history' })
+export class TransitionProbabilitiesType {
+  @Field(() => StageEnum, { description: "The row's stage (the snapshot's current stage)" })
+  currentStage!: StageLabel;
+
+  @Field(() => StageValuesType, { description: 'Probability of each stage one week later, given the current stage' })
+  nextWeek!: StageValuesType;
+
+  @Field(() => Int, { description: 'Week-to-week transitions observed from the current stage' })
+  sampleSize!: number;
+
+  @Field(() => StageMatrixType, { description: 'Row-normalised transition matrix' })
+  matrix!: StageMatrixType;
+
+  @Field(() => StageMatrixType, { description: 'Transitions counted' })
+  counts!: StageMatrixType;
+
+  @Field(() => Int)
+  totalTransitions!: number;
+
+  @Field(() => DateScalar, { description: 'Only weeks ending on or before this date were counted (no look-ahead)' })
+  estimatedThrough!: string;
+
+  @Field(() => Int)
+  symbols!: number;
+}
+
+@ObjectType('CalibrationBlock', { description: 'One block of an isotonic calibrator' })
+export class CalibrationBlockType {
+  @Field(() => Float, { description: 'Smallest training score in the block' })
+  low!: number;
+
+  @Field(() => Float, { description: 'Largest training score in the block' })
+  high!: number;
+
+  @Field(() => Int)
+  n!: number;
+
+  @Field(() => Int)
+  positives!: number;
+
+  @Field(() => Float, { description: 'Calibrated probability (after shrinkage)' })
+  value!: number;
+}
+
+@ObjectType('Calibrator', { description: 'A fitted calibrator: isotonic blocks, or Platt a and b (p = 1 / (1 + exp(-(a s + b))))' })
+export class CalibratorType {
+  @Field(() => String, { description: 'isotonic or platt' })
+  method!: CalibrationMethod;
+
+  @Field(() => Int, { description: 'Training rows used' })
+  n!: number;
+
+  @Field(() => Int, { description: 'Training positives' })
+  positives!: number;
+
+  @Field(() => Float, { description: 'Base rate the values were shrunk toward' })
+  baseRate!: number;
+
+  @Field(() => Float, { description: 'Shrinkage strength, in pseudo-observations' })
+  priorStrength!: number;
+
+  @Field(() => [CalibrationBlockType], { nullable: true, description: 'isotonic: blocks in increasing score order; null for platt' })
+  blocks!: CalibrationBlockType[] | null;
+
+  @Field(() => Float, { nullable: true, description: 'platt: slope; null for isotonic' })
+  a!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'platt: intercept; null for isotonic' })
+  b!: number | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Evidence and calibration (DESIGN section 8; engine/evidence/present.ts, state-evidence.ts)
 // ---------------------------------------------------------------------------------------------------------
 
@@ -276,10 +727,10 @@ export class EvidenceUniverseType {
   @Field(() => Int, { description: "Equities of the store's universe with a snapshot dated on or before the as-of date" })
   symbols!: number;
 
-  @Field(() => String, { description: 'Date of the first snapshot measured, YYYY-MM-DD' })
+  @Field(() => DateScalar, { description: 'Date of the first snapshot measured' })
   firstDate!: string;
 
-  @Field(() => String, { description: 'The as-of date, YYYY-MM-DD (no later bar or snapshot counts)' })
+  @Field(() => DateScalar, { description: 'The as-of date (no later bar or snapshot counts)' })
   lastDate!: string;
 
   @Field(() => String, { description: "Benchmark of the excess returns: 'equal-weight'" })
@@ -291,7 +742,7 @@ export class EvidenceUniverseType {
     "The snapshot's own states with their measured out-of-sample record, from the as-of table with the greatest as-of <= the analysis date (no look-ahead)",
 })
 export class SnapshotEvidenceType {
-  @Field(() => String, { nullable: true, description: 'As-of date (YYYY-MM-DD) of the table used; null without one' })
+  @Field(() => DateScalar, { nullable: true, description: 'As-of date of the table used; null without one' })
   asOf!: string | null;
 
   @Field(() => EvidenceStatusEnum, { description: 'Whether a table was measured on or before the snapshot date' })
@@ -351,7 +802,7 @@ export class CalibratedProbabilityType {
     "The snapshot's probabilities, raw and calibrated; the calibrated values also replace confidence, enhancedSignal.confidence, mlSignal.probability_up and pattern confidences in place. Pattern signal confidences and non-pattern price target confidences are scores, not probabilities, and are not calibrated",
 })
 export class SnapshotCalibrationType {
-  @Field(() => String, { nullable: true, description: 'As-of date of the calibrators; null without a table' })
+  @Field(() => DateScalar, { nullable: true, description: 'As-of date of the calibrators; null without a table' })
   asOf!: string | null;
 
   @Field(() => CalibratedProbabilityType, { description: "Rules confidence, by the calibrator of the snapshot's signal" })
@@ -414,11 +865,11 @@ export class ProbabilityCalibrationType {
   @Field(() => String, { description: 'confidence, enhanced_confidence, ml_probability_up or pattern_target' })
   name!: string;
 
-  @Field(() => String, {
+  @Field(() => SignalEnum, {
     nullable: true,
-    description: 'confidence: the rules signal (BUY, SELL, HOLD) the calibrator is for; enhanced_confidence: the enhanced signal; null for the others',
+    description: 'confidence: the rules signal the calibrator is for; enhanced_confidence: the enhanced signal; null for the others',
   })
-  signal!: string | null;
+  signal!: Signal | null;
 
   @Field(() => String, { description: 'What the probability is the chance of' })
   event!: string;
@@ -432,8 +883,8 @@ export class ProbabilityCalibrationType {
   @Field(() => String, { nullable: true, description: 'isotonic or platt; null without a calibrator' })
   method!: string | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'The fitted map (isotonic blocks or Platt a, b); null below 200 outcomes' })
-  calibrator!: unknown;
+  @Field(() => CalibratorType, { nullable: true, description: 'The fitted map (isotonic blocks or Platt a, b); null below 200 outcomes' })
+  calibrator!: CalibratorType | null;
 
   @Field(() => CalibrationMetricsType, { nullable: true, description: 'Out-of-sample metrics; null without scored rows' })
   metrics!: CalibrationMetricsType | null;
@@ -452,7 +903,7 @@ export class EvidenceTableStateType {
   description: "The evidence measured with outcomes known by as-of (a month's last trading day): per-state records and per-probability calibrators. Never changes once computed",
 })
 export class EvidenceTableType {
-  @Field(() => String, { description: 'YYYY-MM-DD' })
+  @Field(() => DateScalar)
   asOf!: string;
 
   @Field(() => String, { description: 'Pipeline version of the snapshots measured' })
@@ -479,7 +930,7 @@ export class AnalysisSnapshotType {
   @Field(() => String)
   symbol!: string;
 
-  @Field(() => LocalDateResolver, { description: 'Calendar date of the analysis' })
+  @Field(() => DateScalar, { description: 'Calendar date of the analysis' })
   analysisDate!: string;
 
   @Field(() => String, { nullable: true, description: 'When the analysis was produced (from the document)' })
@@ -494,14 +945,14 @@ export class AnalysisSnapshotType {
   @Field(() => String, { nullable: true, description: 'synthetic or imported: where the bars behind the analysis came from' })
   dataSource!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Weinstein stage label, e.g. STAGE 2' })
-  stage!: string | null;
+  @Field(() => StageEnum, { nullable: true, description: 'Weinstein stage' })
+  stage!: StageLabel | null;
 
-  @Field(() => String, { nullable: true, description: 'VERY_STRONG, STRONG, MODERATE or WEAK' })
-  stageStrength!: string | null;
+  @Field(() => StageStrengthEnum, { nullable: true })
+  stageStrength!: StageStrength | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Structured stage payload (sub-stage, weeks in stage, 30-week MA, SATA attributes); partners only' })
-  stageDetail!: unknown;
+  @Field(() => StageDetailType, { nullable: true, description: 'Structured stage payload (sub-stage, weeks in stage, 30-week MA, SATA attributes); partners only' })
+  stageDetail!: StageDetailType | null;
 
   @Field(() => Float, { nullable: true, description: 'Reference price (close of the analysis day)' })
   price!: number | null;
@@ -509,8 +960,8 @@ export class AnalysisSnapshotType {
   @Field(() => Float, { nullable: true, description: 'Volume of the analysis day (Float: can exceed 32-bit integers)' })
   volume!: number | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Indicator values at the analysis date (free-form)' })
-  indicators!: unknown;
+  @Field(() => IndicatorsType, { nullable: true, description: 'Indicator values at the analysis date' })
+  indicators!: IndicatorsType | null;
 
   @Field(() => [PatternEntryType], { nullable: true })
   detectedPatterns!: PatternEntryType[] | null;
@@ -545,8 +996,8 @@ export class AnalysisSnapshotType {
   @Field(() => String, { nullable: true, description: 'GICS sector' })
   sector!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Composite rules-based signal: BUY, SELL or HOLD' })
-  signal!: string | null;
+  @Field(() => SignalEnum, { nullable: true, description: 'Composite rules-based signal' })
+  signal!: Signal | null;
 
   @Field(() => [String], { nullable: true, description: 'Why the composite signal is what it is; partners only' })
   signalReasons!: string[] | null;
@@ -557,24 +1008,17 @@ export class AnalysisSnapshotType {
   })
   confidence!: number | null;
 
-  @Field(() => JSONResolver, {
-    nullable: true,
-    description: 'Model-based signal with its model summary (out-of-sample metrics); probability_up calibrated (null when not measured), confidence = |2 probability_up - 1|, stored confidence in raw_confidence',
-  })
-  mlSignal!: unknown;
+  @Field(() => MlSignalType, { nullable: true, description: 'Model-based signal with its model summary (out-of-sample metrics)' })
+  mlSignal!: MlSignalType | null;
 
-  @Field(() => JSONResolver, {
-    nullable: true,
-    description:
-      "Blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (null when not measured, see calibration.enhancedConfidence.reason), the stored confidence in raw_confidence; score is a score in [-1, 1], not a probability",
-  })
-  enhancedSignal!: unknown;
+  @Field(() => EnhancedSignalType, { nullable: true, description: 'Blend of the rules and model signals' })
+  enhancedSignal!: EnhancedSignalType | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Stops and sizing hints; partners only (null without a partner token)' })
-  riskParameters!: unknown;
+  @Field(() => RiskParametersType, { nullable: true, description: 'Stops and sizing hints; partners only (null without a partner token)' })
+  riskParameters!: RiskParametersType | null;
 
-  @Field(() => JSONResolver, { nullable: true, description: 'Stage transition model output; partners only (null without a partner token)' })
-  transitionProbabilities!: unknown;
+  @Field(() => TransitionProbabilitiesType, { nullable: true, description: 'Stage transition model output; partners only (null without a partner token)' })
+  transitionProbabilities!: TransitionProbabilitiesType | null;
 
   @Field(() => SnapshotEvidenceType, { nullable: true, description: "The snapshot's states with their measured out-of-sample record (as-of table of its date)" })
   evidence!: SnapshotEvidenceType | null;
@@ -582,7 +1026,10 @@ export class AnalysisSnapshotType {
   @Field(() => SnapshotCalibrationType, { nullable: true, description: "The snapshot's probabilities, raw and calibrated, with the calibrators' out-of-sample metrics" })
   calibration!: SnapshotCalibrationType | null;
 
-  @Field(() => JSONResolver, { description: "The result exactly as the REST read returns it to this caller (the spec's snake_case keys)" })
+  @Field(() => JSONResolver, {
+    description:
+      "The result exactly as the REST read returns it to this caller (the spec's snake_case keys). JSON on purpose: it is the REST document byte for byte, extra keys included, for clients that read the REST shape; every part of it also has a typed field above",
+  })
   document!: unknown;
 }
 
@@ -627,10 +1074,10 @@ export class AnalysisRunType {
   @Field(() => String)
   pipelineVersion!: string;
 
-  @Field(() => LocalDateResolver)
+  @Field(() => DateScalar)
   fromDate!: string;
 
-  @Field(() => LocalDateResolver)
+  @Field(() => DateScalar)
   toDate!: string;
 
   @Field(() => Int)

@@ -11,12 +11,13 @@ import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
 import type { CashHuntResponse, HuntResponse, SearchService } from '../service.js';
 import type { CashHuntParams, HuntParams } from '../params.js';
-import { CashHuntType, HuntType, PortfolioRef } from './types.js';
+import { CashHuntType, HuntModeEnum, HuntType, PortfolioRef } from './types.js';
+import type { HuntMode } from '../engine/pagination.js';
 
 @ObjectType({ description: 'A mode of the hunt operation' })
 export class HuntModeInfo {
-  @Field(() => String, { description: 'Value of hunt_mode in responses: general, replace or interest' })
-  mode!: string;
+  @Field(() => HuntModeEnum, { description: 'Value of huntMode in responses' })
+  mode!: HuntMode;
 
   @Field(() => String, { nullable: true, description: 'Query parameter that selects this mode' })
   parameter!: string | null;

@@ -5,8 +5,45 @@
  * Fields are camelCase; the REST responses keep snake_case (docs/SEARCH.md documents both).
  */
 import { SafeIntResolver } from 'graphql-scalars';
-import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { SecurityReference } from '../../platform/graphql-types.js';
+import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DateScalar, SecurityReference, SignalEnum, StageEnum } from '../../platform/graphql-types.js';
+import type { Assert, Same } from '../../allocation/request/classes.js';
+import type { HuntMode } from '../engine/pagination.js';
+import type { ConcernType as ConcernKind, RecommendationType } from '../engine/types.js';
+
+// Closed vocabularies of the hunt: the TS enum values are the REST values, GraphQL shows the keys.
+
+export enum HuntModeEnum {
+  GENERAL = 'general',
+  REPLACE = 'replace',
+  INTEREST = 'interest',
+}
+registerEnumType(HuntModeEnum, { name: 'HuntMode', description: "Which answer a hunt gives (REST hunt_mode: 'general', 'replace', 'interest')" });
+
+export enum RecommendationTypeEnum {
+  EXIT = 'EXIT',
+  REPLACE = 'REPLACE',
+  TRIM = 'TRIM',
+  ADD = 'ADD',
+  HOLD = 'HOLD',
+}
+registerEnumType(RecommendationTypeEnum, { name: 'RecommendationType', description: 'What to do with a holding' });
+
+export enum ConcernTypeEnum {
+  SECTOR_CONCENTRATION = 'SECTOR_CONCENTRATION',
+  CORRELATED_PAIR = 'CORRELATED_PAIR',
+  HIGH_VOLATILITY = 'HIGH_VOLATILITY',
+  STALE_ANALYSIS = 'STALE_ANALYSIS',
+  BROKEN_SUPPORT = 'BROKEN_SUPPORT',
+  CASH_DRAG = 'CASH_DRAG',
+}
+registerEnumType(ConcernTypeEnum, { name: 'ConcernType', description: 'A kind of portfolio-level risk' });
+
+export type SearchEnumsMatchDomain = [
+  Assert<Same<`${HuntModeEnum}`, HuntMode>>,
+  Assert<Same<`${RecommendationTypeEnum}`, RecommendationType>>,
+  Assert<Same<`${ConcernTypeEnum}`, ConcernKind>>,
+];
 
 @ObjectType('SearchIdea', { description: 'A new position for the portfolio: a replacement, a cash-hunt idea or a suitability alternative' })
 export class IdeaType {
@@ -25,10 +62,10 @@ export class IdeaType {
   @Field(() => Float, { description: 'The allocation HYBRID_WEIGHTED blend, 0..1' })
   signalQuality!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => StageEnum, { nullable: true })
   stage!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => SignalEnum, { nullable: true })
   signal!: string | null;
 
   @Field(() => SafeIntResolver)
@@ -70,8 +107,8 @@ export class IdeaType {
 
 @ObjectType('HuntRecommendation', { description: 'What to do with one holding' })
 export class HuntRecommendationType {
-  @Field(() => String, { description: 'EXIT, REPLACE, TRIM, ADD or HOLD' })
-  type!: string;
+  @Field(() => RecommendationTypeEnum)
+  type!: RecommendationType;
 
   @Field(() => String)
   symbol!: string;
@@ -106,10 +143,10 @@ export class HuntRecommendationType {
   @Field(() => Float)
   currentWeight!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => StageEnum, { nullable: true })
   stage!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => SignalEnum, { nullable: true })
   signal!: string | null;
 
   @Field(() => SafeIntResolver, { description: 'Shares to buy (positive) or sell (negative)' })
@@ -124,8 +161,8 @@ export class HuntRecommendationType {
 
 @ObjectType('HuntConcern', { description: 'A portfolio-level risk worth attention' })
 export class ConcernType {
-  @Field(() => String, { description: 'SECTOR_CONCENTRATION, CORRELATED_PAIR, HIGH_VOLATILITY, STALE_ANALYSIS, BROKEN_SUPPORT or CASH_DRAG' })
-  type!: string;
+  @Field(() => ConcernTypeEnum)
+  type!: ConcernKind;
 
   @Field(() => [String], { description: 'Holdings concerned ([] for the whole portfolio)' })
   symbols!: string[];
@@ -247,10 +284,10 @@ export class SuitabilityAnalysisType {
   @Field(() => Float)
   signalQuality!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => StageEnum, { nullable: true })
   stage!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => SignalEnum, { nullable: true })
   signal!: string | null;
 
   @Field(() => Boolean)
@@ -259,7 +296,7 @@ export class SuitabilityAnalysisType {
   @Field(() => Boolean)
   alreadyHeld!: boolean;
 
-  @Field(() => String)
+  @Field(() => DateScalar)
   analysisDate!: string;
 
   @Field(() => SafeIntResolver)
@@ -316,8 +353,8 @@ export class HuntType {
   @Field(() => String)
   portfolioName!: string;
 
-  @Field(() => String, { description: 'general, replace or interest' })
-  huntMode!: string;
+  @Field(() => HuntModeEnum)
+  huntMode!: HuntMode;
 
   @Field(() => GeneralAssessmentType, { nullable: true })
   generalAssessment!: GeneralAssessmentType | null;
@@ -340,7 +377,7 @@ export class HuntType {
   @Field(() => Boolean)
   hasMore!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => DateScalar, { nullable: true })
   analysisDate!: string | null;
 }
 
@@ -379,7 +416,7 @@ export class CashHuntType {
   @Field(() => [String])
   notes!: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => DateScalar, { nullable: true })
   analysisDate!: string | null;
 }
 
