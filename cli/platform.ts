@@ -17,7 +17,7 @@ import { migrate } from '../subgraphs/platform/migrations.js';
 export interface StartOptions {
   /** Use this store instead of opening the configured one (tests); it is not closed by close(). */
   db?: Db;
-  /** Gateway only: a supergraph SDL instead of the committed schema/supergraph.graphql. */
+  /** Gateway only: a fixed supergraph SDL instead of the file (SUPERGRAPH_PATH or the committed one). */
   supergraphSdl?: string;
   onDemoProgress?: Progress;
   onAnalysisProgress?: PipelineProgress;
@@ -81,7 +81,8 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
       }
     }
     if (origins.includes('gateway')) {
-      // Subgraphs started in this process are reached where they actually listen (ports may be 0).
+      // Subgraphs started in this process are reached where they actually listen (ports may be 0 or
+      // differ from the supergraph's URLs); the others where SUBGRAPH_<NAME>_URL or the supergraph says.
       const local = Object.fromEntries(subgraphs.map((s: Subgraph) => [s, `${urls[s]}/graphql`]));
       const gatewayConfig = { ...config, gateway: { ...config.gateway, subgraphUrls: { ...config.gateway.subgraphUrls, ...local } } };
       const app = await buildGatewayOrigin(gatewayConfig, options.supergraphSdl);

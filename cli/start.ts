@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   }
   for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
+  if (origins.includes('gateway')) console.log(`  supergraph ${config.gateway.supergraphPath ?? 'schema/supergraph.graphql'} (reloaded when it changes)`);
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
 }
 

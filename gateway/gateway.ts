@@ -1,21 +1,23 @@
 /**
- * The federated gateway: @apollo/gateway over the committed supergraph (schema/supergraph.graphql),
- * the same file Apollo Router would load. It forwards the caller's Authorization and trace headers
- * to each subgraph and bounds every subgraph call by a timeout.
+ * The federated gateway: @apollo/gateway over a supergraph file (SUPERGRAPH_PATH, by default the
+ * committed schema/supergraph.graphql), the same file Hive Gateway or Apollo Router would load. It
+ * reloads the file when it changes, routes each subgraph to the URL the supergraph names unless
+ * SUBGRAPH_<NAME>_URL overrides it, forwards the caller's Authorization and trace headers to each
+ * subgraph, and bounds every subgraph call by a timeout.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import type { FastifyInstance } from 'fastify';
+import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions, type SupergraphSdlHook } from '@apollo/gateway';
+import { Supergraph } from '@apollo/federation-internals';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
-import { trustedDocumentsMount } from './trusted-documents.js';
 
 export interface GatewayContext {
   traceId: string;
@@ -193,14 +195,78 @@ function keepRateLimitStatus(error: GraphQLError, answer: SubgraphAnswer): Graph
   return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 429, headers } } });
 }
 
+/** How long the file must stay unchanged before it is read (a copy or an editor's save is several events). */
+const RELOAD_DEBOUNCE_MS = 100;
+
+/**
+ * Checks a supergraph before the gateway takes it: the SDL must parse and be a valid Federation 2
+ * supergraph. Returns the names of its subgraphs; throws with the reason otherwise.
+ */
+export function checkSupergraph(sdl: string): string[] {
+  return [...Supergraph.build(sdl).subgraphs().names()];
+}
+
+/** The supergraph being served, for `GET /` and the reload log lines. */
+interface ServedSupergraph {
+  subgraphs: string[];
+  /** Where reloads and refusals are logged (the origin's logger, once it exists). */
+  log?: FastifyBaseLogger;
+}
+
+/**
+ * @apollo/gateway's supergraph hook for a file: the file as it is at start (a bad one stops the start),
+ * then, whenever the file changes, its new text if it is a valid supergraph. A file that cannot be
+ * read, parsed or built as a supergraph is refused with an error log line and the gateway keeps
+ * serving the previous one. The directory is watched, not the file, and any change in it rereads the
+ * file (an unchanged text is ignored): a file replaced by a rename (an editor's save, `mv`) or behind a
+ * swapped symlink (a Kubernetes ConfigMap volume) is seen too.
+ */
+function supergraphFile(file: string, served: ServedSupergraph): SupergraphSdlHook {
+  return async ({ update }) => {
+    let current = fs.readFileSync(file, 'utf8');
+    served.subgraphs = checkSupergraph(current);
+    const reload = () => {
+      let sdl: string;
+      let subgraphs: string[];
+      try {
+        sdl = fs.readFileSync(file, 'utf8');
+        if (sdl === current) return;
+        subgraphs = checkSupergraph(sdl);
+        update(sdl);
+      } catch (err) {
+        served.log?.error({ supergraph: file, reason: (err as Error).message }, 'supergraph refused; the previous one is still served');
+        return;
+      }
+      current = sdl;
+      served.subgraphs = subgraphs;
+      served.log?.info({ supergraph: file, subgraphs }, 'supergraph reloaded');
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = fs.watch(path.dirname(file), () => {
+      clearTimeout(timer);
+      timer = setTimeout(reload, RELOAD_DEBOUNCE_MS);
+    });
+    watcher.on('error', (err) => served.log?.error({ supergraph: file, reason: err.message }, 'supergraph watch failed; changes to the file are no longer seen'));
+    return {
+      supergraphSdl: current,
+      cleanup: async () => {
+        clearTimeout(timer);
+        watcher.close();
+      },
+    };
+  };
+}
+
 export function createGateway(options: {
-  supergraphSdl: string;
-  subgraphUrls: Record<Subgraph, string>;
+  /** The supergraph's SDL, or a hook that supplies it and its updates (supergraphFile). */
+  supergraphSdl: string | SupergraphSdlHook;
+  /** Per-subgraph URLs used instead of the supergraph's (SUBGRAPH_<NAME>_URL, subgraphs started in this process). */
+  subgraphUrls: Partial<Record<Subgraph, string>>;
   subgraphTimeoutMs: number;
   /** Answer a request carrying `Apollo-Query-Plan-Experimental` with its query plan (a debugging aid). */
   exposeQueryPlans: boolean;
 }): ApolloGateway {
-  const urls: Record<string, string> = options.subgraphUrls;
+  const urls: Partial<Record<string, string>> = options.subgraphUrls;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -215,14 +281,19 @@ export function createGateway(options: {
   });
 }
 
-export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.readFileSync(SUPERGRAPH_FILE, 'utf8')): Promise<FastifyInstance> {
+/**
+ * The gateway origin over `supergraphSdl` when given (fixed), else over the supergraph file
+ * (SUPERGRAPH_PATH or the committed one), reloaded when it changes.
+ */
+export async function buildGatewayOrigin(config: Config, supergraphSdl?: string): Promise<FastifyInstance> {
+  const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl) };
   const gateway = createGateway({
-    supergraphSdl,
+    supergraphSdl: supergraphSdl ?? supergraphFile(config.gateway.supergraphPath ?? SUPERGRAPH_FILE, served),
     subgraphUrls: config.gateway.subgraphUrls,
     subgraphTimeoutMs: config.gateway.subgraphTimeoutMs,
     exposeQueryPlans: config.env !== 'production',
   });
-  return createOrigin<GatewayContext>({
+  const app = await createOrigin<GatewayContext>({
     name: 'tradegraph-gateway',
     version: VERSION,
     env: config.env,
@@ -231,12 +302,11 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
     maxJsonDepth: config.maxJsonDepth,
     dbHealthTimeoutMs: config.dbHealthTimeoutMs,
     health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
-    root: () => ({ subgraphs: Object.keys(config.gateway.subgraphUrls) }),
+    root: () => ({ subgraphs: served.subgraphs }),
     // The gateway does not verify tokens: it counts callers by address (the subgraphs count partners).
     rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    graphqlIde: { enabled: config.graphqlIde, defaultQuery: `# The demo symbol's analysis (public fields without a token)\n{\n  security(symbol: "${config.demo.symbol}") {\n    symbol\n    name\n    analysis {\n      analysisDate\n      stage\n      stageStrength\n      price\n    }\n  }\n}\n` },
     graphql: {
       gateway,
       limits: config.graphqlLimits,
@@ -246,8 +316,8 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl = fs.read
         authorization: request.headers.authorization,
         traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
       }),
-      // TRUSTED_DOCUMENTS: only the manifest's operations run (a bad manifest stops the start here).
-      ...(config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {}),
     },
   });
+  served.log = app.log;
+  return app;
 }
