@@ -307,6 +307,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
     rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
+    graphqlIde: { enabled: config.graphqlIde, defaultQuery: `# The demo symbol's analysis (public fields without a token)\n{\n  security(symbol: "${config.demo.symbol}") {\n    symbol\n    name\n    analysis {\n      analysisDate\n      stage\n      stageStrength\n      price\n    }\n  }\n}\n` },
     graphql: {
       gateway,
       limits: config.graphqlLimits,
