@@ -51,6 +51,7 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
       // Documents the body; the service's compiled request validator checks it (see the header comment).
       validatorCompiler: documentOnly,
       schema: {
+        operationId: 'optimizePortfolio',
         summary: 'Build a whole-share portfolio from capital and risk settings (spec "Allocation service")',
         tags: ['allocation'],
         security: [{ bearer: [] }, {}],
@@ -59,7 +60,14 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
           properties: { 'idempotency-key': { type: 'string', description: 'Partners: a retried request with the same key returns the first result (1-255 visible ASCII characters)' } },
         },
         body: { $ref: 'PortfolioRequest#' },
-        response: { 200: { $ref: 'PortfolioResponse#' }, ...errorResponses('Error#', 400, 401, 413, 415, 429, 500, 503) },
+        response: {
+          200: {
+            $ref: 'PortfolioResponse#',
+            description: 'The optimized book (partners: persisted, readable at /api/v1/portfolios/{id}; demo: at most two rows, not stored)',
+            headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present on the replay of an earlier request with the same Idempotency-Key' } },
+          },
+          ...errorResponses('Error#', 400, 401, 413, 415, 429, 500, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -78,9 +86,10 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
     DEMO_BODY_PATH,
     {
       schema: {
+        operationId: 'getDemoOptimizeBody',
         summary: 'The one optimize body accepted without a bearer token (DESIGN section 5)',
         tags: ['allocation'],
-        response: { 200: { $ref: 'PortfolioRequest#' }, ...errorResponses('Error#', 429, 500) },
+        response: { 200: { $ref: 'PortfolioRequest#', description: 'The demo body, to send as it is' }, ...errorResponses('Error#', 429, 500) },
       },
     },
     async (_request, reply) => sendJson(reply, JSON.stringify(allocation.demoBody())),
@@ -90,11 +99,12 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
     PORTFOLIO_PATH,
     {
       schema: {
+        operationId: 'getPortfolio',
         summary: "A stored optimize result, the caller's own only",
         tags: ['allocation'],
         security: [{ bearer: [] }],
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'portfolio_id of an optimize response' } } },
-        response: { 200: { $ref: 'PortfolioResponse#' }, ...errorResponses('Error#', 401, 404, 429, 500, 503) },
+        response: { 200: { $ref: 'PortfolioResponse#', description: 'The stored result, as the optimize answered it' }, ...errorResponses('Error#', 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {

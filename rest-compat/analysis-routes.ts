@@ -82,17 +82,17 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   return false;
 }
 
-/** Response headers of the 200s and 304s, for the OpenAPI document. */
+/** Response headers of the 200s and 304s, for the OpenAPI document (always sent: `required`, platform/openapi.ts). */
 const CACHE_HEADERS = (cacheControl: string) => ({
-  etag: { type: 'string', description: 'Weak entity tag of the result; send it back in If-None-Match to revalidate' },
-  'cache-control': { type: 'string', description: cacheControl },
+  etag: { type: 'string', required: true, description: 'Weak entity tag of the result; send it back in If-None-Match to revalidate' },
+  'cache-control': { type: 'string', enum: [cacheControl], required: true, description: `Always \`${cacheControl}\` on this route` },
 });
 
 /** A 200 schema (the envelope) and the 304 answered to a matching If-None-Match, both with their cache headers. */
-function cachedResponses(ref: string, cacheControl: string): Record<number, unknown> {
+function cachedResponses(ref: string, description: string, cacheControl: string): Record<number, unknown> {
   const headers = CACHE_HEADERS(cacheControl);
   return {
-    200: { $ref: ref, headers },
+    200: { $ref: ref, description, headers },
     304: { type: 'null', description: 'Not Modified: If-None-Match matched the current ETag; no body', headers },
   };
 }
@@ -128,13 +128,14 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     {
       validatorCompiler: documentOnly,
       schema: {
+        operationId: 'getLatestAnalysis',
         summary: 'Latest (or dated) analysis snapshot of a symbol (spec "Analysis service")',
         tags: ['analysis'],
         security: [{ bearer: [] }],
         params: SYMBOL_PATH_SCHEMA,
         querystring: ROUTE_QUERY_SCHEMAS.analysis,
         ...operationRules(ANALYSIS_READ_PARAMS),
-        response: { ...cachedResponses('AnalysisResultResponse#', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
+        response: { ...cachedResponses('AnalysisPartnerResultResponse#', 'The whole presented snapshot: the spec\'s fields, the auth-only ones, the stored extra keys, evidence and calibration', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -148,6 +149,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     {
       validatorCompiler: documentOnly,
       schema: {
+        operationId: 'getEvidenceTable',
         summary: 'The as-of evidence table a snapshot dated `date` uses: per-state records and probability calibrations with out-of-sample metrics (DESIGN section 8)',
         description:
           "The table measured with outcomes known by its as_of date, a month's last trading day: the greatest as_of <= `date` (the table a snapshot of that date is presented with), or the latest table without `date`. 404 NOT_FOUND when no table is measured on or before the date.",
@@ -155,7 +157,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         security: [{ bearer: [] }],
         querystring: ROUTE_QUERY_SCHEMAS.evidence,
         ...operationRules(EVIDENCE_PARAMS),
-        response: { ...cachedResponses('EvidenceTableResponse#', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
+        response: { ...cachedResponses('EvidenceTableResponse#', 'The evidence table in the analysis envelope', PARTNER_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 401, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -169,12 +171,13 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     {
       validatorCompiler: documentOnly,
       schema: {
+        operationId: 'getDemoAnalysis',
         summary: 'Public subset of the demo symbol\'s latest snapshot (spec "Analysis service" > Demo mode; DESIGN section 5)',
         tags: ['analysis'],
         params: SYMBOL_PATH_SCHEMA,
         querystring: ROUTE_QUERY_SCHEMAS.demo,
         ...operationRules(DEMO_PARAMS),
-        response: { ...cachedResponses('AnalysisResultResponse#', DEMO_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
+        response: { ...cachedResponses('AnalysisResultResponse#', 'The public subset of the demo symbol\'s latest presented snapshot', DEMO_CACHE_CONTROL), ...errorResponses('AnalysisError#', 400, 403, 404, 429, 500, 503) },
       },
     },
     async (request, reply) => send(request, reply, await analysis.demoResult(request.params.symbol), DEMO_CACHE_CONTROL),

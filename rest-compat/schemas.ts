@@ -7,6 +7,36 @@
  * checks that every one of them is in these schemas.
  */
 import type { PortfolioRequest } from '../subgraphs/allocation/dto.js';
+import {
+  AUTH_ONLY_RESULT_KEYS,
+  BLEND_COMPONENTS,
+  MARKET_REGIMES,
+  PATTERN_STATUSES,
+  PATTERN_TYPES,
+  PUBLIC_RESULT_KEYS,
+  SIGNALS,
+  STAGE_STRENGTHS,
+  type AnalysisDocument,
+  type AucInterval,
+  type BlendComponent,
+  type BlendWeight,
+  type EnhancedSignal,
+  type IndicatorsBlock,
+  type MlModelSummary,
+  type MlSignal,
+  type PatternEntry,
+  type PatternPoint,
+  type PatternSignal,
+  type PriceLevel,
+  type PriceTarget,
+  type RegimeDetail,
+  type RiskParameters,
+  type SataAttribute,
+  type StageLabel,
+  type StagePayload,
+  type TransitionProbabilities,
+} from '../subgraphs/analysis/engine/document.js';
+import { PRESENTATION_KEYS } from '../subgraphs/analysis/engine/evidence/present.js';
 import type { PolicyExplanation } from '../subgraphs/allocation/engine/risk-profile.js';
 import { ALLOCATION_STRATEGIES, type RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
 import type { ConstraintPack } from '../subgraphs/allocation/engine/types.js';
@@ -14,47 +44,270 @@ import { requestSchemas } from '../subgraphs/allocation/request/schema.js';
 
 const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'] });
 
-/** spec "PatternEntry"; additional keys are allowed. */
+// ---------------------------------------------------------------------------------------------------------
+// The analysis read's result (spec "AnalysisLatestResult", "PatternEntry"), keyed by the engine's document
+// types (subgraphs/analysis/engine/document.ts) as the read presents them (engine/evidence/present.ts:
+// calibrated probabilities in place, the stored ones in raw_confidence), so a field added to one of those
+// types fails `tsc` until it is documented here. Every field the engine always writes is required. The
+// spec allows more than the product sends ("string or object" for stage and the signals): the schemas
+// describe what the product sends, which fits the spec.
+// ---------------------------------------------------------------------------------------------------------
+
+type Schema = Record<string, unknown>;
+const numberOrNullable = nullable('number');
+const integerOrNullable = nullable('integer');
+const STAGE_LABELS = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'] as const satisfies readonly StageLabel[];
+const stageLabelOrNull = { type: ['string', 'null'], enum: [...STAGE_LABELS, null] } as const;
+/** An object keyed by the four stage labels, each value of `value`'s schema. */
+const byStage = (value: Schema, description: string) => ({
+  type: 'object',
+  description,
+  required: [...STAGE_LABELS],
+  properties: Object.fromEntries(STAGE_LABELS.map((label) => [label, value])),
+});
+const strings = { type: 'array', items: { type: 'string' } } as const;
+const volatilityTrend = { type: ['string', 'null'], enum: ['rising', 'falling', 'stable', null] } as const;
+
+/** spec "PatternEntry" as presented: its confidence calibrated, the stored one in raw_confidence; additional keys are allowed. */
 export const patternEntrySchema = {
   $id: 'PatternEntry',
   type: 'object',
-  required: ['type'],
+  required: ['type', 'status', 'start_date', 'end_date', 'confidence', 'raw_confidence', 'price_target', 'direction', 'breakout_level', 'invalidation_level', 'key_points', 'confidence_parts'],
   properties: {
-    type: { type: 'string', description: 'pattern classifier name' },
-    status: { ...nullable('string'), description: 'forming, active, completed or failed' },
-    start_date: { ...nullable('string'), description: 'ISO date of pattern start' },
-    end_date: { ...nullable('string'), description: 'ISO date of pattern end' },
+    type: { type: 'string', enum: [...PATTERN_TYPES], description: 'pattern classifier name' },
+    status: { type: 'string', enum: [...PATTERN_STATUSES], description: 'forming (not yet confirmed), active (confirmed, target not reached), completed (target reached) or failed (invalidated)' },
+    start_date: { type: 'string', description: 'ISO date of pattern start' },
+    end_date: { type: 'string', description: 'ISO date of pattern end' },
     confidence: {
-      ...nullable('number'),
+      ...numberOrNullable,
       description:
         "calibrated chance, 0..1, that the pattern reaches its target before its invalidation level (the pattern_target calibrator of the snapshot's as-of evidence table applied to the detector's confidence); null when not measured (see calibration.pattern_target.reason)",
     },
-    raw_confidence: { ...nullable('number'), description: "the detector's own confidence as stored (before calibration): a score in [0, 1], not a probability; see calibration for probabilities" },
-    price_target: { ...nullable('number'), description: 'pattern-implied price level (measured move)' },
-  },
+    raw_confidence: { ...numberOrNullable, description: "the detector's own confidence as stored (before calibration): a score in [0, 1], not a probability; see calibration for probabilities" },
+    price_target: { ...numberOrNullable, description: 'pattern-implied price level (measured move)' },
+    direction: { type: 'string', enum: ['bullish', 'bearish'] },
+    breakout_level: { ...numberOrNullable, description: 'price whose crossing confirms the pattern (neckline, triangle side, flag channel, range edge)' },
+    invalidation_level: { ...numberOrNullable, description: 'price whose crossing invalidates the pattern' },
+    key_points: {
+      type: 'array',
+      description: "named points of the pattern's geometry (e.g. left_shoulder, head, breakout)",
+      items: { type: 'object', required: ['label', 'date', 'price'], properties: { label: { type: 'string' }, date: { type: 'string' }, price: { type: 'number' } } satisfies Record<keyof PatternPoint, Schema> },
+    },
+    confidence_parts: {
+      type: 'object',
+      description: 'the parts of the raw confidence: geometric fit, volume confirmation and trend context, each 0..1',
+      required: ['geometry', 'volume', 'trend'],
+      properties: { geometry: { type: 'number' }, volume: { type: 'number' }, trend: { type: 'number' } } satisfies Record<keyof PatternEntry['confidence_parts'], Schema>,
+    },
+  } satisfies Record<keyof PatternEntry | 'raw_confidence', Schema>,
   additionalProperties: true,
 } as const;
 
 const patternRef = { $ref: 'PatternEntry#' };
-const patternSignal = {
-  ...nullable('object'),
+
+/** spec "PatternSignalModel". */
+export const patternSignalSchema = {
+  $id: 'PatternSignal',
+  type: 'object',
   description:
-    'PatternSignalModel: direction, net_confidence, bullish_confidence, bearish_confidence. bullish_confidence and bearish_confidence are scores in [0, 1] and net_confidence (bullish - bearish) a score in [-1, 1], not probabilities; see calibration for probabilities',
-};
+    'Aggregated pattern bias (spec PatternSignalModel). bullish_confidence and bearish_confidence are scores in [0, 1] and net_confidence (bullish - bearish) a score in [-1, 1], not probabilities; see calibration for probabilities',
+  required: ['direction', 'net_confidence', 'bullish_confidence', 'bearish_confidence', 'pattern_count'],
+  properties: {
+    direction: { type: 'string', enum: ['BULLISH', 'BEARISH', 'NEUTRAL'] },
+    net_confidence: { type: 'number', minimum: -1, maximum: 1 },
+    bullish_confidence: { type: 'number', minimum: 0, maximum: 1 },
+    bearish_confidence: { type: 'number', minimum: 0, maximum: 1 },
+    pattern_count: { type: 'integer', minimum: 0, description: 'patterns the signal aggregates' },
+  } satisfies Record<keyof PatternSignal, Schema>,
+} as const;
+const patternSignalOrNull = { oneOf: [{ $ref: 'PatternSignal#' }, { type: 'null' }] };
 
 /** One entry of price_targets; its confidence is a probability only for pattern targets. */
-const priceTarget = {
+export const priceTargetSchema = {
+  $id: 'PriceTarget',
   type: 'object',
+  required: ['source', 'basis', 'direction', 'price', 'distance_percent', 'confidence'],
   properties: {
-    source: { type: 'string', description: 'pattern, resistance, support or atr' },
+    source: { type: 'string', enum: ['pattern', 'resistance', 'support', 'atr'] },
+    basis: { type: 'string', description: 'pattern type or level kind that produced the target' },
+    direction: { type: 'string', enum: ['bullish', 'bearish'] },
+    price: { type: 'number' },
+    distance_percent: { type: 'number', description: 'percent move from the snapshot price (positive = above)' },
     confidence: {
-      ...nullable('number'),
+      ...numberOrNullable,
       description:
         "pattern targets (source 'pattern'): the calibrated chance of target before invalidation (null when not measured; the stored value in raw_confidence); other sources: the level strength, a score in [0, 1], not a probability; see calibration for probabilities",
     },
-    raw_confidence: { ...nullable('number'), description: "pattern targets only: the detector's stored confidence (a score in [0, 1], not a probability)" },
-  },
-  additionalProperties: true,
+    raw_confidence: { ...numberOrNullable, description: "pattern targets only: the detector's stored confidence (a score in [0, 1], not a probability)" },
+  } satisfies Record<keyof PriceTarget | 'raw_confidence', Schema>,
+} as const;
+
+/** `indicators`: the indicator values at the analysis date. */
+export const indicatorsSchema = {
+  $id: 'Indicators',
+  type: 'object',
+  description: 'Indicator values at the analysis date, null during warm-up (too little history). Daily unless the key says w (weekly)',
+  required: [
+    'sma_10', 'sma_20', 'sma_50', 'sma_150', 'sma_200', 'ema_10', 'ema_20', 'ema_50', 'ema_150', 'ema_200', 'sma_10w', 'sma_30w', 'ema_10w', 'ema_30w',
+    'rsi_14', 'atr_14', 'atr_percent', 'bollinger', 'macd', 'volume_sma_20', 'volume_sma_50', 'relative_volume', 'historical_volatility_20',
+    'historical_volatility_60', 'volatility_trend', 'is_high_volatility', 'mansfield_rs', 'sata_score',
+  ],
+  properties: {
+    sma_10: numberOrNullable,
+    sma_20: numberOrNullable,
+    sma_50: numberOrNullable,
+    sma_150: numberOrNullable,
+    sma_200: numberOrNullable,
+    ema_10: numberOrNullable,
+    ema_20: numberOrNullable,
+    ema_50: numberOrNullable,
+    ema_150: numberOrNullable,
+    ema_200: numberOrNullable,
+    sma_10w: numberOrNullable,
+    sma_30w: numberOrNullable,
+    ema_10w: numberOrNullable,
+    ema_30w: numberOrNullable,
+    rsi_14: { ...numberOrNullable, description: '14-day RSI, 0..100' },
+    atr_14: { ...numberOrNullable, description: '14-day Average True Range' },
+    atr_percent: { ...numberOrNullable, description: 'ATR as percent of the close (2.4 = 2.4%)' },
+    bollinger: {
+      type: ['object', 'null'],
+      required: ['upper', 'middle', 'lower', 'bandwidth'],
+      properties: { upper: { type: 'number' }, middle: { type: 'number' }, lower: { type: 'number' }, bandwidth: { type: 'number' } },
+    },
+    macd: { type: ['object', 'null'], required: ['macd', 'signal', 'histogram'], properties: { macd: { type: 'number' }, signal: { type: 'number' }, histogram: { type: 'number' } } },
+    volume_sma_20: numberOrNullable,
+    volume_sma_50: numberOrNullable,
+    relative_volume: { ...numberOrNullable, description: 'volume of the day / its 50-day average' },
+    historical_volatility_20: { ...numberOrNullable, description: 'annualised, as a fraction (0.25 = 25%)' },
+    historical_volatility_60: { ...numberOrNullable, description: 'annualised, as a fraction (0.25 = 25%)' },
+    volatility_trend: volatilityTrend,
+    is_high_volatility: nullable('boolean'),
+    mansfield_rs: { ...numberOrNullable, description: 'Mansfield relative strength on weekly bars (see stage_detail)' },
+    sata_score: { ...integerOrNullable, minimum: 0, maximum: 10, description: '0-10 tally of stage attributes (see stage_detail.sata)' },
+  } satisfies Record<keyof IndicatorsBlock, Schema>,
+} as const;
+
+/** `ml_signal` as presented: probability_up calibrated, confidence recomputed from it, the stored confidence in raw_confidence. */
+export const mlSignalSchema = {
+  $id: 'MlSignal',
+  type: 'object',
+  description:
+    'Model signal; probability_up is calibrated (null when not measured; stored value in calibration.ml_probability_up.raw) and confidence is |2 probability_up - 1| of it, the stored confidence kept in raw_confidence',
+  required: ['signal', 'probability_up', 'confidence', 'raw_confidence', 'model'],
+  properties: {
+    signal: { type: 'string', enum: [...SIGNALS] },
+    probability_up: { ...numberOrNullable, description: 'calibrated chance that the forward 20-day return beats the equal-weight universe' },
+    confidence: numberOrNullable,
+    raw_confidence: { ...numberOrNullable, description: "the model's stored confidence" },
+    model: {
+      type: 'object',
+      description: "the model and its out-of-sample record (oos_dates, oos_through and oos_auc_ci since pipeline 1.1.0)",
+      required: ['model', 'version', 'features', 'horizon_days', 'trained_through', 'train_samples', 'oos_accuracy', 'oos_auc', 'oos_samples'],
+      properties: {
+        model: { type: 'string', enum: ['logistic_regression'] },
+        version: { type: 'string' },
+        features: strings,
+        horizon_days: { type: 'integer' },
+        trained_through: { type: 'string' },
+        train_samples: { type: 'integer', minimum: 0 },
+        oos_accuracy: numberOrNullable,
+        oos_auc: numberOrNullable,
+        oos_samples: { type: 'integer', minimum: 0 },
+        oos_dates: { type: 'integer', minimum: 0 },
+        oos_through: nullable('string'),
+        oos_auc_ci: {
+          type: ['object', 'null'],
+          description: 'interval of oos_auc by block bootstrap over dates; null with fewer than 10 dates or no AUC',
+          required: ['low', 'high', 'level', 'block_length'],
+          properties: { low: { type: 'number' }, high: { type: 'number' }, level: { type: 'number' }, block_length: { type: 'number' } } satisfies Record<keyof AucInterval, Schema>,
+        },
+      } satisfies Record<keyof MlModelSummary, Schema>,
+    },
+  } satisfies Record<keyof MlSignal | 'raw_confidence', Schema>,
+} as const;
+
+const blendWeight = { type: 'object', required: ['weight', 'reason'], properties: { weight: { type: 'number' }, reason: { type: 'string' } } satisfies Record<keyof BlendWeight, Schema> } as const;
+
+/** `enhanced_signal` as presented: confidence calibrated, the stored one in raw_confidence. */
+export const enhancedSignalSchema = {
+  $id: 'EnhancedSignal',
+  type: 'object',
+  description:
+    "Blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (the as-of table's calibrator for the enhanced signal; null when not measured, see calibration.enhanced_confidence.reason), the stored confidence kept in raw_confidence; score is a score in [-1, 1], not a probability",
+  required: ['signal', 'score', 'confidence', 'raw_confidence', 'rules_weight', 'ml_weight', 'reasons'],
+  properties: {
+    signal: { type: 'string', enum: [...SIGNALS] },
+    score: { type: 'number', minimum: -1, maximum: 1, description: 'blended score (positive = bullish)' },
+    confidence: numberOrNullable,
+    raw_confidence: numberOrNullable,
+    rules_weight: { type: 'number' },
+    ml_weight: { type: 'number' },
+    weights: {
+      type: 'object',
+      description: "each component's weight with its reason (since pipeline 1.1.0)",
+      required: [...BLEND_COMPONENTS],
+      properties: { rules: blendWeight, ml: blendWeight } satisfies Record<BlendComponent, Schema>,
+    },
+    reasons: strings,
+  } satisfies Record<keyof EnhancedSignal | 'raw_confidence', Schema>,
+} as const;
+
+/** `risk_parameters` (partners only). */
+export const riskParametersSchema = {
+  $id: 'RiskParameters',
+  type: 'object',
+  description: 'Stops and sizing hints from the snapshot (authenticated responses only)',
+  required: [
+    'entry_price', 'atr_stop', 'support_stop', 'suggested_stop', 'stop_method', 'min_stop_distance_percent', 'risk_per_share', 'risk_per_share_percent',
+    'suggested_target', 'reward_risk_ratio', 'shares_per_100k_at_1pct_risk', 'position_size_hint', 'volatility_stop_loss_levels', 'atr', 'atr_percent',
+    'historical_volatility', 'volatility_trend', 'is_high_volatility',
+  ],
+  properties: {
+    entry_price: { type: 'number' },
+    atr_stop: numberOrNullable,
+    support_stop: numberOrNullable,
+    suggested_stop: { ...numberOrNullable, description: 'the tighter of the ATR and support stops, but at least min_stop_distance_percent below entry' },
+    stop_method: { type: ['string', 'null'], enum: ['atr', 'support', 'minimum_distance', null] },
+    min_stop_distance_percent: { type: 'number' },
+    risk_per_share: numberOrNullable,
+    risk_per_share_percent: numberOrNullable,
+    suggested_target: { ...numberOrNullable, description: 'nearest resistance or pattern target above entry' },
+    reward_risk_ratio: numberOrNullable,
+    shares_per_100k_at_1pct_risk: { ...numberOrNullable, description: 'shares per 100,000 of capital when risking 1% per trade (before position caps)' },
+    position_size_hint: nullable('string'),
+    volatility_stop_loss_levels: {
+      type: ['object', 'null'],
+      required: ['atr_1x', 'atr_2x', 'atr_3x', 'hv_1sd_20d'],
+      properties: { atr_1x: { type: 'number' }, atr_2x: { type: 'number' }, atr_3x: { type: 'number' }, hv_1sd_20d: numberOrNullable },
+    },
+    atr: numberOrNullable,
+    atr_percent: numberOrNullable,
+    historical_volatility: numberOrNullable,
+    volatility_trend: volatilityTrend,
+    is_high_volatility: nullable('boolean'),
+  } satisfies Record<keyof RiskParameters, Schema>,
+} as const;
+
+const stageCounts = byStage({ type: 'integer', minimum: 0 }, 'transitions counted to each next stage');
+const stageProbabilities = byStage({ type: 'number', minimum: 0, maximum: 1 }, 'probability of each stage one week later');
+
+/** `transition_probabilities` (partners only). */
+export const transitionProbabilitiesSchema = {
+  $id: 'TransitionProbabilities',
+  type: 'object',
+  description: "Weekly stage transition model, estimated from every symbol's weekly stage history up to estimated_through (authenticated responses only)",
+  required: ['current_stage', 'next_week', 'sample_size', 'matrix', 'counts', 'total_transitions', 'estimated_through', 'symbols'],
+  properties: {
+    current_stage: { type: 'string', enum: [...STAGE_LABELS], description: "the stage the row is conditioned on (the snapshot's)" },
+    next_week: stageProbabilities,
+    sample_size: { type: 'integer', minimum: 0, description: 'week-to-week transitions observed from the current stage' },
+    matrix: byStage(stageProbabilities, 'row-normalised matrix: from stage -> to stage -> probability'),
+    counts: byStage(stageCounts, 'from stage -> to stage -> transitions counted'),
+    total_transitions: { type: 'integer', minimum: 0 },
+    estimated_through: { type: 'string', description: 'YYYY-MM-DD; only weeks ending on or before it were counted' },
+    symbols: { type: 'integer', minimum: 0 },
+  } satisfies Record<keyof TransitionProbabilities, Schema>,
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -280,67 +533,148 @@ export const evidenceEnvelopeSchema = {
   additionalProperties: true,
 } as const;
 
-/** spec "AnalysisLatestResult" (presence varies by symbol; auth-only fields are omitted in demo responses). */
+/** spec "AnalysisLatestResult" as presented: the public keys, evidence and calibration, and the auth-only keys (partners only). */
 export const analysisLatestResultSchema = {
   $id: 'AnalysisLatestResult',
   type: 'object',
+  description:
+    "A presented analysis snapshot. Demo reads carry exactly the required keys; partner reads (AnalysisPartnerResult) also risk_parameters, transition_probabilities and the stored document's extra keys, so additional keys are allowed",
+  required: [...PUBLIC_RESULT_KEYS, ...PRESENTATION_KEYS],
   properties: {
-    stage: { ...nullable(['string', 'object']), description: 'market stage label, e.g. STAGE 2 (null before 34 weeks of history)' },
-    stage_strength: { ...nullable(['string', 'number']), description: 'VERY_STRONG, STRONG, MODERATE or WEAK' },
-    price: { ...nullable('number'), description: 'last close used' },
-    volume: { ...nullable('integer'), description: 'volume of the analysis bar' },
-    indicators: { ...nullable('object'), description: 'nested indicator structure (includes rsi_14 and sata_score)' },
+    stage: { ...stageLabelOrNull, description: 'market stage label (null before 34 weeks of history); the structured stage payload is stage_detail (partners)' },
+    stage_strength: { type: ['string', 'null'], enum: [...STAGE_STRENGTHS, null], description: 'strength of the stage' },
+    price: { ...numberOrNullable, description: 'last close used' },
+    volume: { ...integerOrNullable, description: 'volume of the analysis bar' },
+    indicators: { oneOf: [{ $ref: 'Indicators#' }, { type: 'null' }], description: 'indicator values (includes rsi_14 and sata_score)' },
     detected_patterns: { type: ['array', 'null'], items: patternRef },
     best_pattern: { oneOf: [patternRef, { type: 'null' }] },
-    pattern_signal: patternSignal,
-    price_targets: { type: ['array', 'null'], items: priceTarget },
+    pattern_signal: patternSignalOrNull,
+    price_targets: { type: ['array', 'null'], items: { $ref: 'PriceTarget#' } },
     support_levels: { type: ['array', 'null'], items: { type: 'number' } },
     resistance_levels: { type: ['array', 'null'], items: { type: 'number' } },
     recent_patterns: { type: ['array', 'null'], items: patternRef },
     best_recent_pattern: { oneOf: [patternRef, { type: 'null' }] },
-    recent_pattern_signal: patternSignal,
-    market_regime: { ...nullable('string'), description: 'bull, bear or sideways' },
+    recent_pattern_signal: patternSignalOrNull,
+    market_regime: { type: ['string', 'null'], enum: [...MARKET_REGIMES, null], description: 'high-level regime of the universe index' },
     sector: nullable('string'),
-    signal: { ...nullable(['string', 'object']), description: 'BUY, SELL or HOLD' },
+    signal: { type: ['string', 'null'], enum: [...SIGNALS, null], description: 'rules signal' },
     confidence: {
-      ...nullable('number'),
+      ...numberOrNullable,
       description:
         "calibrated chance, 0..1, that the rules signal is right (the as-of table's calibrator for the snapshot's signal applied to the rules confidence); null when not measured. The stored value is calibration.confidence.raw",
     },
-    ml_signal: {
-      ...nullable(['string', 'object']),
-      description:
-        'model signal; probability_up is calibrated (null when not measured; stored value in calibration.ml_probability_up.raw) and confidence is |2 probability_up - 1| of it, the stored confidence kept in raw_confidence',
-    },
-    enhanced_signal: {
-      ...nullable(['string', 'object']),
-      description:
-        "blend of the rules and model signals; confidence is the calibrated chance, 0..1, that the enhanced signal is right (the as-of table's calibrator for the enhanced signal; null when not measured, see calibration.enhanced_confidence.reason), the stored confidence kept in raw_confidence; score is a score in [-1, 1], not a probability",
-    },
-    analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD' },
-    analysis_timestamp: nullable('string'),
-    timestamp: nullable('string'),
-    risk_parameters: { ...nullable('object'), description: 'authenticated responses only' },
-    transition_probabilities: { ...nullable('object'), description: 'authenticated responses only' },
+    ml_signal: { oneOf: [{ $ref: 'MlSignal#' }, { type: 'null' }], description: 'model signal; null without an out-of-sample model for the date' },
+    enhanced_signal: { oneOf: [{ $ref: 'EnhancedSignal#' }, { type: 'null' }], description: 'blend of the rules and model signals' },
+    analysis_date: { type: 'string', description: 'YYYY-MM-DD' },
+    analysis_timestamp: { type: 'string', description: 'ISO 8601 time the snapshot was produced' },
+    timestamp: { type: 'string', description: 'ISO 8601 document timestamp (the same as analysis_timestamp)' },
+    risk_parameters: { oneOf: [{ $ref: 'RiskParameters#' }, { type: 'null' }], description: 'authenticated responses only' },
+    transition_probabilities: { oneOf: [{ $ref: 'TransitionProbabilities#' }, { type: 'null' }], description: 'authenticated responses only' },
     evidence: { $ref: 'SnapshotEvidence#' },
     calibration: { $ref: 'SnapshotCalibration#' },
-  },
+  } satisfies Record<(typeof PUBLIC_RESULT_KEYS)[number] | (typeof AUTH_ONLY_RESULT_KEYS)[number] | (typeof PRESENTATION_KEYS)[number], Schema>,
   additionalProperties: true,
 } as const;
 
-/** spec "AnalysisResultResponse" (envelope). */
-export const analysisEnvelopeSchema = {
-  $id: 'AnalysisResultResponse',
+const priceLevel = {
   type: 'object',
-  required: ['success', 'timestamp', 'result', 'error'],
+  required: ['price', 'strength', 'touches', 'first_touch_date', 'last_touch_date'],
   properties: {
-    success: { type: 'boolean' },
-    timestamp: { type: 'string', format: 'date-time', description: 'server time when the response was built' },
-    result: { oneOf: [{ $ref: 'AnalysisLatestResult#' }, { type: 'null' }] },
-    error: nullable('string'),
-  },
-  additionalProperties: true,
+    price: { type: 'number' },
+    strength: { type: 'number', description: '0..1 rank score from touches and recency' },
+    touches: { type: 'integer', minimum: 0 },
+    first_touch_date: { type: 'string' },
+    last_touch_date: { type: 'string' },
+  } satisfies Record<keyof PriceLevel, Schema>,
 } as const;
+
+/** The stored document's keys beyond the spec's (DESIGN section 3), which only partners read. */
+const partnerExtras = {
+  symbol: { type: 'string' },
+  data_source: { type: 'string', enum: ['synthetic', 'imported'], description: 'where the bars came from' },
+  pipeline_version: { type: 'string', description: 'version of the pipeline that stored the document' },
+  bars_used: { type: 'integer', minimum: 0 },
+  stage_detail: {
+    type: ['object', 'null'],
+    description: 'structured Weinstein stage payload beside the stage label',
+    required: [
+      'stage', 'label', 'sub_stage', 'weeks_in_stage', 'strength', 'week_ending', 'ma_30w', 'ma_30w_slope_percent', 'ma_10w', 'price_vs_ma_30w_percent',
+      'mansfield_rs', 'mansfield_rs_trend', 'breakout_volume_ratio', 'sata_score', 'sata', 'reasons',
+    ],
+    properties: {
+      stage: { type: 'integer', enum: [1, 2, 3, 4] },
+      label: { type: 'string', enum: [...STAGE_LABELS] },
+      sub_stage: { type: 'string', description: 'e.g. 2A (early), 2B (mid), 2C (late)' },
+      weeks_in_stage: { type: 'integer', minimum: 0 },
+      strength: { type: 'string', enum: [...STAGE_STRENGTHS] },
+      week_ending: { type: 'string' },
+      ma_30w: { type: 'number' },
+      ma_30w_slope_percent: { type: 'number', description: 'percent change of the 30-week MA over the last 4 weeks' },
+      ma_10w: numberOrNullable,
+      price_vs_ma_30w_percent: { type: 'number' },
+      mansfield_rs: numberOrNullable,
+      mansfield_rs_trend: { type: ['string', 'null'], enum: ['rising', 'falling', 'flat', null] },
+      breakout_volume_ratio: { ...numberOrNullable, description: 'volume of the last week / its 4-week average' },
+      sata_score: { type: 'integer', minimum: 0, maximum: 10 },
+      sata: {
+        type: 'array',
+        items: { type: 'object', required: ['name', 'met', 'detail'], properties: { name: { type: 'string' }, met: { type: 'boolean' }, detail: { type: 'string' } } satisfies Record<keyof SataAttribute, Schema> },
+      },
+      reasons: strings,
+    } satisfies Record<keyof StagePayload, Schema>,
+  },
+  signal_reasons: strings,
+  support_resistance: {
+    type: ['object', 'null'],
+    description: 'the clustered support and resistance levels behind support_levels and resistance_levels',
+    required: ['support', 'resistance'],
+    properties: { support: { type: 'array', items: priceLevel }, resistance: { type: 'array', items: priceLevel } },
+  },
+  regime_detail: {
+    type: ['object', 'null'],
+    required: ['regime', 'index_symbol', 'index_close', 'index_sma_200', 'index_sma_200_slope_percent', 'index_stage', 'reasons'],
+    properties: {
+      regime: { type: 'string', enum: [...MARKET_REGIMES] },
+      index_symbol: { type: 'string' },
+      index_close: { type: 'number' },
+      index_sma_200: numberOrNullable,
+      index_sma_200_slope_percent: numberOrNullable,
+      index_stage: stageLabelOrNull,
+      reasons: strings,
+    } satisfies Record<keyof RegimeDetail, Schema>,
+  },
+} satisfies Record<Exclude<keyof AnalysisDocument, (typeof PUBLIC_RESULT_KEYS)[number] | (typeof AUTH_ONLY_RESULT_KEYS)[number]>, Schema>;
+
+/** A partner's read: the whole presented document (the auth-only keys and the stored extra keys too). */
+export const analysisPartnerResultSchema = {
+  $id: 'AnalysisPartnerResult',
+  description: "A partner's read: every key of AnalysisLatestResult, the auth-only ones and the stored document's extra keys",
+  allOf: [
+    { $ref: 'AnalysisLatestResult#' },
+    { type: 'object', required: [...AUTH_ONLY_RESULT_KEYS, ...Object.keys(partnerExtras)], properties: partnerExtras },
+  ],
+} as const;
+
+const envelope = ($id: string, description: string, result: Schema) =>
+  ({
+    $id,
+    type: 'object',
+    description,
+    required: ['success', 'timestamp', 'result', 'error'],
+    properties: {
+      success: { type: 'boolean', const: true },
+      timestamp: { type: 'string', format: 'date-time', description: 'server time when the response was built' },
+      result,
+      error: { type: 'null' },
+    },
+    additionalProperties: true,
+  }) as const;
+
+/** spec "AnalysisResultResponse" (envelope) of the demo read; its errors are AnalysisError. */
+export const analysisEnvelopeSchema = envelope('AnalysisResultResponse', 'spec "AnalysisResultResponse": a 200 of an analysis read', { $ref: 'AnalysisLatestResult#' });
+
+/** The envelope of a partner's read. */
+export const analysisPartnerEnvelopeSchema = envelope('AnalysisPartnerResultResponse', 'spec "AnalysisResultResponse": a 200 of a partner\'s analysis read', { $ref: 'AnalysisPartnerResult#' });
 
 /** Errors of the analysis read routes: the platform error shape plus the envelope's fields. */
 export const analysisErrorSchema = {
@@ -358,10 +692,19 @@ export const analysisErrorSchema = {
 /** The schemas the analysis origin registers (`$id`s its routes reference); `Error#` is the platform's. */
 export const ANALYSIS_SCHEMAS = [
   patternEntrySchema,
+  patternSignalSchema,
+  priceTargetSchema,
+  indicatorsSchema,
+  mlSignalSchema,
+  enhancedSignalSchema,
+  riskParametersSchema,
+  transitionProbabilitiesSchema,
   snapshotEvidenceSchema,
   snapshotCalibrationSchema,
   analysisLatestResultSchema,
+  analysisPartnerResultSchema,
   analysisEnvelopeSchema,
+  analysisPartnerEnvelopeSchema,
   evidenceTableSchema,
   evidenceEnvelopeSchema,
   analysisErrorSchema,
@@ -592,7 +935,6 @@ export function errorResponses(ref: 'Error#' | 'AnalysisError#', ...statuses: nu
 
 const numberOrNull = nullable('number');
 const stringOrNull = nullable('string');
-const strings = { type: 'array', items: { type: 'string' } } as const;
 
 /** A new position for the portfolio (replacement, cash-hunt idea, suitability alternative). */
 export const ideaSchema = {
