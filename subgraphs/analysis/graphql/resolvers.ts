@@ -7,7 +7,8 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { Assert, Same } from '../../allocation/request/classes.js';
 import type { RequestContext } from '../../platform/context.js';
-import { DateScalar, STAGE_LABELS, enumValue } from '../../platform/graphql-types.js';
+import { DateScalar } from '../../platform/graphql-types.js';
+import { STAGE_LABELS, enumValue } from './enums.js';
 import type { AnalysisService, JsonObject, Page, SnapshotView } from '../service.js';
 import {
   AnalysisModelType,

@@ -10,14 +10,8 @@
 import 'reflect-metadata';
 import { JSONResolver } from 'graphql-scalars';
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
-import {
-  DateScalar,
-  PageInfo,
-  SignalEnum,
-  StageEnum,
-  StageStrengthEnum,
-  VolatilityStopLossLevelsType,
-} from '../../platform/graphql-types.js';
+import { DateScalar, PageInfo, VolatilityStopLossLevelsType } from '../../platform/graphql-types.js';
+import { SignalEnum, StageEnum, StageStrengthEnum } from './enums.js';
 import type { PatternStatus, PatternType, Signal, StageLabel, StageNumber, StageStrength } from '../engine/document.js';
 import type { CalibrationMethod } from '../engine/evidence/calibration.js';
 
