@@ -507,7 +507,7 @@ describe('through the gateway (issue item 7): one operation, one token, three su
     const stripAnalysis = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'analysis' ? undefined : x))) as unknown;
     expect(stripAnalysis(p.cashHunt)).toEqual(direct);
 
-    expect(p.hunt.huntMode).toBe('general');
+    expect(p.hunt.huntMode).toBe('GENERAL');
     const recs = p.hunt.generalAssessment.recommendations;
     expect(recs.map((r) => r.symbol).sort()).toEqual([...holdings].sort());
     for (const r of recs) {
