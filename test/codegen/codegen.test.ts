@@ -1,0 +1,151 @@
+/**
+ * The committed client code generation (codegen.ts -> examples/generated/) is what GraphQL Code Generator
+ * makes of the committed supergraph and example operations today, byte for byte, and the example client
+ * (examples/client.ts) type-checks against it in strict mode. A schema change that regenerates different
+ * types (a typed field back to JSON, an enum back to String) therefore fails here until `npm run codegen`
+ * is run and the client still compiles; the last test shows such a change failing the client.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { apiSchemaSdl } from '../../codegen.js';
+import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
+import { runToExit } from '../helpers/child.js';
+
+const committed = path.join(PROJECT_ROOT, 'examples/generated');
+const CODEGEN_BIN = path.join(PROJECT_ROOT, 'node_modules/.bin/graphql-codegen');
+/** How long one generation may take on an idle machine (before scaling). */
+const CODEGEN_MS = 60_000;
+
+interface Generation {
+  code: number | null;
+  output: string;
+  /** File name -> content; empty when the generator failed. */
+  files: Map<string, string>;
+}
+
+/**
+ * Runs the GraphQL Code Generator CLI (a detached child) with the committed configuration, its output
+ * redirected to a temp dir and, when given, another schema.
+ */
+async function generate(schema?: string, operations?: Map<string, string>): Promise<Generation> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codegen-'));
+  try {
+    const configFile = path.join(dir, 'codegen.ts');
+    const schemaFile = path.join(dir, 'schema.graphql');
+    if (schema !== undefined) fs.writeFileSync(schemaFile, schema);
+    const operationsDir = path.join(dir, 'operations');
+    fs.mkdirSync(operationsDir);
+    for (const [name, text] of operations ?? []) fs.writeFileSync(path.join(operationsDir, name), text);
+    fs.writeFileSync(
+      configFile,
+      [
+        `import config from ${JSON.stringify(path.join(PROJECT_ROOT, 'codegen.ts'))};`,
+        `const output = config.generates['examples/generated/'];`,
+        `export default { ...config, ${schema === undefined ? '' : `schema: ${JSON.stringify(schemaFile)}, `}${
+          operations === undefined ? '' : `documents: [${JSON.stringify(path.join(operationsDir, '*.graphql'))}], `
+        }generates: { ${JSON.stringify(path.join(dir, 'out') + '/')}: output } };`,
+      ].join('\n'),
+    );
+    const run = await runToExit(CODEGEN_BIN, ['--config', configFile], { ms: CODEGEN_MS });
+    const out = path.join(dir, 'out');
+    const names = fs.existsSync(out) ? fs.readdirSync(out) : [];
+    return { code: run.code, output: run.output, files: new Map(names.map((name) => [name, fs.readFileSync(path.join(out, name), 'utf8')])) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An operation's text with every `field { ... }` selection of `field` made a leaf (`field`). */
+function withoutSubSelection(text: string, field: string): string {
+  const selected = new RegExp(`\\b${field}\\s*\\{`);
+  let out = text;
+  for (let match = selected.exec(out); match; match = selected.exec(out)) {
+    let end = match.index + match[0].length - 1;
+    for (let depth = 0; end < out.length; end++) {
+      if (out[end] === '{') depth++;
+      else if (out[end] === '}' && --depth === 0) break;
+    }
+    out = `${out.slice(0, match.index)}${field}${out.slice(end + 1)}`;
+  }
+  return out;
+}
+
+/** Strict type errors of examples/client.ts next to the given generated files (in a temp dir). */
+function clientErrors(files: Map<string, string>): string[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codegen-client-'));
+  try {
+    for (const [name, content] of files) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'generated', name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'generated', name), content);
+    }
+    const client = path.join(dir, 'client.ts');
+    fs.copyFileSync(path.join(PROJECT_ROOT, 'examples/client.ts'), client);
+    const program = ts.createProgram([client], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2023.d.ts'],
+      types: ['node'],
+      typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')],
+      // Packages resolve from the project (the temp dir has no node_modules).
+      baseUrl: PROJECT_ROOT,
+      paths: { '*': [path.join(PROJECT_ROOT, 'node_modules/*')] },
+      skipLibCheck: true,
+    });
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('client code generation (npm run codegen)', () => {
+  let files: Map<string, string>;
+  beforeAll(async () => {
+    const run = await generate();
+    expect(run).toMatchObject({ code: 0 });
+    files = run.files;
+  });
+
+  it('the committed examples/generated/ is what codegen makes of the committed supergraph and operations', () => {
+    expect([...files.keys()].sort()).toEqual(fs.readdirSync(committed).sort());
+    for (const [name, content] of files) expect({ name, content }).toEqual({ name, content: fs.readFileSync(path.join(committed, name), 'utf8') });
+    expect(files.size).toBeGreaterThan(0);
+  });
+
+  it('the persisted-documents manifest maps the sha256 of each operation to its text, one per example operation', () => {
+    const manifest = JSON.parse(files.get('persisted-documents.json')!) as Record<string, string>;
+    const operations = fs.readdirSync(path.join(PROJECT_ROOT, 'examples/operations')).filter((f) => f.endsWith('.graphql'));
+    expect(Object.keys(manifest)).toHaveLength(operations.length);
+    for (const [id, text] of Object.entries(manifest)) expect(id).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`);
+  });
+
+  it('examples/client.ts type-checks in strict mode against the generated types', () => {
+    expect(clientErrors(files)).toEqual([]);
+  });
+
+  it('indicators as JSON again: the example operations no longer validate, so nothing is generated', async () => {
+    const untyped = apiSchemaSdl.replace(/^(\s+indicators): Indicators$/m, '$1: JSON');
+    expect(untyped).not.toBe(apiSchemaSdl);
+    const run = await generate(untyped);
+    // The same configuration generates from the committed schema (first test): the schema change is the cause.
+    expect(run.code).not.toBe(0);
+    expect(run.files.size).toBe(0);
+  });
+
+  it('indicators as JSON again, the operations selecting it as a leaf: the client no longer compiles', async () => {
+    const untyped = apiSchemaSdl.replace(/^(\s+indicators): Indicators$/m, '$1: JSON');
+    const dir = path.join(PROJECT_ROOT, 'examples/operations');
+    const operations = new Map(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).map((f) => [f, withoutSubSelection(fs.readFileSync(path.join(dir, f), 'utf8'), 'indicators')]),
+    );
+    const run = await generate(untyped, operations);
+    expect(run).toMatchObject({ code: 0 });
+    const errors = clientErrors(run.files);
+    expect(errors.some((e) => /rsi14|bollinger/.test(e))).toBe(true);
+  });
+});
