@@ -4,10 +4,32 @@
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 
+/** A response header as documented: inline, or a `$ref` to components.headers. */
+export interface OpenApiHeader {
+  $ref?: string;
+  required?: boolean;
+  description?: string;
+  schema?: object;
+}
+
+export interface OpenApiResponse {
+  description?: string;
+  headers?: Record<string, OpenApiHeader>;
+  content?: Record<string, { schema?: object }>;
+}
+
+export interface OpenApiOperation {
+  operationId?: string;
+  summary?: string;
+  security?: Array<Record<string, string[]>>;
+  responses?: Record<string, OpenApiResponse>;
+}
+
 export interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
-  components?: { schemas?: Record<string, object> };
+  servers?: Array<{ url: string; description?: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, object>; headers?: Record<string, OpenApiHeader>; securitySchemes?: Record<string, object> };
 }
 
 export async function fetchOpenApi(origin: string): Promise<OpenApiDocument> {
@@ -46,4 +68,23 @@ export function checkResponse(doc: OpenApiDocument, method: string, path: string
     byKey.set(key, validate);
   }
   if (!validate(body)) throw new Error(`${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
+}
+
+/** Every operation of the document: its path template, method and operation object. */
+export function operationsOf(doc: OpenApiDocument): Array<{ path: string; method: string; operation: OpenApiOperation }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+}
+
+/** The headers documented for (method, path, status), `$ref`s resolved, by lower-case name. */
+export function documentedHeaders(doc: OpenApiDocument, method: string, path: string, status: number | string): Map<string, OpenApiHeader> {
+  const template = templateFor(doc, path);
+  const response = template ? doc.paths[template][method.toLowerCase()]?.responses?.[String(status)] : undefined;
+  if (!response) throw new Error(`${method} ${path} does not document status ${status}`);
+  const out = new Map<string, OpenApiHeader>();
+  for (const [name, header] of Object.entries(response.headers ?? {})) {
+    const resolved = header.$ref ? doc.components?.headers?.[header.$ref.replace('#/components/headers/', '')] : header;
+    if (!resolved) throw new Error(`${method} ${path} ${status}: header ${name} refers to a missing ${header.$ref}`);
+    out.set(name.toLowerCase(), resolved);
+  }
+  return out;
 }

@@ -3,6 +3,11 @@
  * validate requests: every origin documents its REST paths, the documents compile as JSON Schema, and
  * they name every field the spec defines (schema/spec-fields.json, itself checked against the spec
  * when ../shared/spec is beside the project). Issue "Production hardening" item 6.
+ *
+ * What a generated client relies on (spec "Endpoints", "Authentication", "Errors"): an operationId on
+ * every operation, `servers`, the security of every operation (`[]` on public ones), and the headers of
+ * every response, documented and actually sent: x-trace-id, the RateLimit-* fields where the rate limit
+ * counts, Retry-After on 429 and 503, WWW-Authenticate on 401, ETag and Cache-Control on the analysis reads.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +16,9 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { checkResponse, fetchOpenApi, type OpenApiDocument } from '../helpers/openapi.js';
+import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
+import { checkResponse, documentedHeaders, fetchOpenApi, operationsOf, templateFor, type OpenApiDocument } from '../helpers/openapi.js';
+import { TEST_SECRET } from '../helpers/config.js';
 
 const SPEC_FIELDS = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'schema', 'spec-fields.json'), 'utf8')) as Record<string, string[] | string>;
 const SPEC_FILE = path.resolve(PROJECT_ROOT, '../shared/spec/http-interfaces.md');
@@ -205,4 +212,136 @@ it('checkResponse refuses a body that breaks the documented shape (the contract 
   const search = /^### Opportunity-search service responses/m;
   expect(tablesUnder(search)).toEqual([SPEC_FIELDS.HuntResponse]);
   expect(fieldsOfLine(search, 'CashHuntResponse')).toEqual(SPEC_FIELDS.CashHuntResponse);
+});
+
+// spec "Endpoints" (each operation of each service) and "Common to all three services" (GET /, /health)
+const OPERATION_IDS: Record<string, Record<string, string>> = {
+  analysis: {
+    'GET /api/v1/results/analysis/{symbol}': 'getLatestAnalysis',
+    'GET /api/v1/demo/results/analysis/{symbol}': 'getDemoAnalysis',
+    'GET /api/v1/analysis/evidence': 'getEvidenceTable',
+  },
+  allocation: {
+    'POST /api/v1/portfolios/optimize': 'optimizePortfolio',
+    'GET /api/v1/demo/optimize-body': 'getDemoOptimizeBody',
+    'GET /api/v1/portfolios/{id}': 'getPortfolio',
+  },
+  search: { 'GET /api/v1/portfolios/hunt': 'huntPortfolio', 'GET /api/v1/portfolios/cash-hunt': 'cashHuntPortfolio' },
+  gateway: {},
+};
+
+it.each(Object.keys(OPERATION_IDS))('%s: every operation has its stable camelCase operationId (spec "Endpoints")', (origin) => {
+  const ids = Object.fromEntries(operationsOf(docs[origin]).map(({ path, method, operation }) => [`${method.toUpperCase()} ${path}`, operation.operationId]));
+  expect(ids).toEqual({ 'GET /': 'getServiceInfo', 'GET /health': 'getHealth', ...OPERATION_IDS[origin] });
+  for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+});
+
+it.each(Object.keys(OPERATION_IDS))('%s: servers is the serving origin, relative (spec "Versioning" 1: each service on its own origin)', (origin) => {
+  expect(docs[origin].servers).toEqual([{ url: '/', description: expect.any(String) }]);
+});
+
+// spec "Authentication": partner bearer tokens on the analysis read and optimize (optional there: the
+// demo body needs none), OIDC ID tokens on hunt and cash-hunt; `/`, `/health` and the demo routes public.
+it('security: [] on public operations, the bearer or OIDC scheme on protected ones (spec "Authentication")', () => {
+  const security = (origin: string) =>
+    Object.fromEntries(operationsOf(docs[origin]).map(({ path, method, operation }) => [`${method.toUpperCase()} ${path}`, operation.security]));
+  const publicShell = { 'GET /': [], 'GET /health': [] };
+  expect(security('analysis')).toEqual({
+    ...publicShell,
+    'GET /api/v1/results/analysis/{symbol}': [{ bearer: [] }],
+    'GET /api/v1/analysis/evidence': [{ bearer: [] }],
+    'GET /api/v1/demo/results/analysis/{symbol}': [],
+  });
+  expect(security('allocation')).toEqual({
+    ...publicShell,
+    'POST /api/v1/portfolios/optimize': [{ bearer: [] }, {}],
+    'GET /api/v1/demo/optimize-body': [],
+    'GET /api/v1/portfolios/{id}': [{ bearer: [] }],
+  });
+  expect(security('search')).toEqual({ ...publicShell, 'GET /api/v1/portfolios/hunt': [{ oidc: [] }], 'GET /api/v1/portfolios/cash-hunt': [{ oidc: [] }] });
+  expect(security('gateway')).toEqual(publicShell);
+  // Only the schemes in use are declared (the gateway's REST paths use none).
+  expect(Object.keys(docs.analysis.components?.securitySchemes ?? {})).toEqual(['bearer']);
+  expect(Object.keys(docs.search.components?.securitySchemes ?? {})).toEqual(['oidc']);
+  expect(docs.gateway.components?.securitySchemes).toBeUndefined();
+});
+
+// spec "Errors" (each status where it applies; 429 "not listed per endpoint", so every limited one has it)
+it('every response documents its headers, and the refusals each operation can meet reference Error (spec "Errors")', () => {
+  for (const [origin, doc] of Object.entries(docs)) {
+    for (const { path, method, operation } of operationsOf(doc)) {
+      const limited = path !== '/' && path !== '/health';
+      const statuses = Object.keys(operation.responses ?? {});
+      expect({ origin, path, statuses }).toEqual({ origin, path, statuses: expect.arrayContaining(['400', '503', 'default', ...(limited ? ['429'] : [])]) });
+      for (const status of statuses) {
+        const response = operation.responses![status];
+        expect({ path, status, description: response.description }).toEqual({ path, status, description: expect.not.stringMatching(/^(Default Response)?$/) });
+        const headers = documentedHeaders(doc, method, path.replace(/\{[^}]+\}/g, 'X'), status);
+        const expected = ['x-trace-id'];
+        if (limited) expected.push('ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset');
+        if (status === '429' || status === '503') expected.push('retry-after');
+        if (status === '401') expected.push('www-authenticate');
+        expect({ path, status, headers: [...headers.keys()] }).toEqual({ path, status, headers: expect.arrayContaining(expected) });
+        expect(headers.get('x-trace-id')?.required).toBe(true);
+        if (status.startsWith('4') || status.startsWith('5') || status === 'default') {
+          expect(JSON.stringify(response.content)).toMatch(/#\/components\/schemas\/(Error|AnalysisError)"/);
+        }
+      }
+    }
+  }
+  // The analysis reads: ETag and Cache-Control on every 200 and 304, always sent.
+  for (const path of ['/api/v1/results/analysis/X', '/api/v1/demo/results/analysis/X', '/api/v1/analysis/evidence']) {
+    for (const status of [200, 304]) {
+      const headers = documentedHeaders(docs.analysis, 'GET', path, status);
+      expect({ path, status, etag: headers.get('etag')?.required, cache: headers.get('cache-control')?.required }).toEqual({ path, status, etag: true, cache: true });
+    }
+  }
+});
+
+/** Headers of the product's that a response may carry; each one present must be documented for its status. */
+const PRODUCT_HEADERS = ['x-trace-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'www-authenticate', 'etag', 'cache-control', 'idempotent-replayed'];
+
+describe('the documented headers are the ones real responses carry (a small rate limit, to meet a 429)', () => {
+  const config = testConfig({ DEMO_DATA: 'false', ANALYZE_ON_START: 'false', RATE_LIMIT_ANALYSIS_MAX: '3' });
+  let limited: RunningPlatform;
+  let limitedStore: TestDb;
+  const own: Record<string, OpenApiDocument> = {};
+  beforeAll(async () => {
+    limitedStore = await openTestDb('pglite');
+    limited = await startPlatform(config, ['analysis', 'allocation', 'search'], { db: limitedStore.db });
+    for (const origin of ['analysis', 'allocation', 'search'] as const) own[origin] = await fetchOpenApi(limited.urls[origin] as string);
+  });
+  afterAll(async () => {
+    await limited?.close();
+    await limitedStore?.drop();
+  });
+
+  /** Sends the request and checks its status, body and headers against the origin's own document. */
+  const call = async (origin: string, method: string, path: string, init: RequestInit = {}): Promise<number> => {
+    const res = await fetch(`${limited.urls[origin as 'analysis']}${path}`, { method, ...init });
+    const text = await res.text();
+    expect(templateFor(own[origin], path)).toBeDefined();
+    if (text) checkResponse(own[origin], method, path, res.status, JSON.parse(text));
+    const documented = documentedHeaders(own[origin], method, path, res.status);
+    for (const [name, header] of documented) if (header.required) expect({ path, status: res.status, name, sent: res.headers.has(name) }).toEqual({ path, status: res.status, name, sent: true });
+    for (const name of PRODUCT_HEADERS) if (res.headers.has(name)) expect({ path, status: res.status, name, documented: documented.has(name) }).toEqual({ path, status: res.status, name, documented: true });
+    return res.status;
+  };
+
+  it('on every origin: the shell routes, 200s, 400s, 401s, 404s and a 429', async () => {
+    const token = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.analysis, subject: 'headers' });
+    const partner = { headers: { authorization: `Bearer ${token}` } };
+    const statuses: number[] = [];
+    statuses.push(await call('analysis', 'GET', '/'), await call('analysis', 'GET', '/health'));
+    statuses.push(await call('analysis', 'GET', '/api/v1/results/analysis/ACME')); // 401: no token
+    statuses.push(await call('analysis', 'GET', '/api/v1/results/analysis/ACME?date=2024-02-30', partner)); // 400
+    statuses.push(await call('analysis', 'GET', '/api/v1/demo/results/analysis/ZZZZ')); // 403: not the demo symbol
+    statuses.push(await call('analysis', 'GET', '/api/v1/demo/results/analysis/ACME')); // the fourth anonymous analysis request (with /openapi.json; a budget of 3): 429
+    statuses.push(await call('allocation', 'GET', '/api/v1/demo/optimize-body'));
+    statuses.push(await call('allocation', 'POST', '/api/v1/portfolios/optimize', { headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' })); // 400
+    statuses.push(await call('allocation', 'GET', '/api/v1/portfolios/nope')); // 401
+    statuses.push(await call('search', 'GET', '/api/v1/portfolios/hunt?portfolio_id=p1')); // 401, 503 without audiences, 400 where tokens are not checked
+    expect(statuses).toEqual([200, 200, 401, 400, 403, 429, 200, 400, 401, expect.any(Number)]);
+    expect([400, 401, 503]).toContain(statuses[9]);
+  });
 });
