@@ -36,6 +36,7 @@ import {
   type StagePayload,
   type TransitionProbabilities,
 } from '../subgraphs/analysis/engine/document.js';
+import type { CalibrationBlock } from '../subgraphs/analysis/engine/evidence/calibration.js';
 import { PRESENTATION_KEYS } from '../subgraphs/analysis/engine/evidence/present.js';
 import type { PolicyExplanation } from '../subgraphs/allocation/engine/risk-profile.js';
 import { ALLOCATION_STRATEGIES, type RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
@@ -100,6 +101,7 @@ export const patternEntrySchema = {
       properties: { geometry: { type: 'number' }, volume: { type: 'number' }, trend: { type: 'number' } } satisfies Record<keyof PatternEntry['confidence_parts'], Schema>,
     },
   } satisfies Record<keyof PatternEntry | 'raw_confidence', Schema>,
+  // The spec allows additional keys on pattern objects (spec "PatternEntry"), so clients must expect them.
   additionalProperties: true,
 } as const;
 
@@ -329,7 +331,6 @@ const estimate = (what: string) =>
     type: 'object',
     required: ['value', 'ci'],
     properties: { value: { ...nullable('number'), description: `${what}; null with too few outcomes (n still says how many there were)` }, ci: interval },
-    additionalProperties: true,
   }) as const;
 
 const universeSchema = {
@@ -342,7 +343,6 @@ const universeSchema = {
     last_date: { type: 'string', description: 'YYYY-MM-DD: the as-of date (no later bar or snapshot counts)' },
     benchmark: { type: 'string', enum: ['equal-weight'], description: 'forward returns are in excess of the equal-weight universe' },
   },
-  additionalProperties: true,
 } as const;
 
 /** One state's record (state-evidence.ts StateRecord). */
@@ -358,7 +358,6 @@ const stateRecordProperties = {
     description:
       'best_pattern only: share of trades whose target came before the stop within the pattern window (timeouts count as misses), with n trades, its interval and the placebo share (the same distances from random earlier days of the same symbol)',
     properties: { value: nullable('number'), ci: interval, n: { type: 'integer', minimum: 0 }, placebo: nullable('number') },
-    additionalProperties: true,
   },
 } as const;
 
@@ -368,7 +367,6 @@ const stateEntry = (output: string) => ({
       type: 'object',
       required: ['state', 'n', 'dates', 'hit_rate', 'mean_excess_20d', 'mean_excess_60d'],
       properties: { state: { type: 'string', description: `the snapshot's ${output} label` }, ...stateRecordProperties },
-      additionalProperties: true,
     },
     { type: 'null' },
   ],
@@ -393,7 +391,6 @@ export const snapshotEvidenceSchema = {
     sata_bucket: stateEntry("sata_score bucket ('0-3', '4-6', '7-10')"),
     best_pattern: stateEntry('best pattern type'),
   },
-  additionalProperties: true,
 } as const;
 
 const presentedProbability = (what: string) => ({
@@ -410,7 +407,6 @@ const presentedProbability = (what: string) => ({
     ece: { ...nullable('number'), description: 'out-of-sample expected calibration error, ten equal-width bins' },
     reason: { ...nullable('string'), description: 'why probability is null; null when it is given' },
   },
-  additionalProperties: true,
 });
 
 /** `calibration` of a presented snapshot. */
@@ -429,7 +425,6 @@ export const snapshotCalibrationSchema = {
     ml_probability_up: presentedProbability('ml_signal.probability_up: the chance the 20-day return beats the equal-weight universe'),
     pattern_target: presentedProbability("the best pattern's confidence: the chance its target comes before its invalidation level"),
   },
-  additionalProperties: true,
 } as const;
 
 const reliabilityRow = {
@@ -445,7 +440,14 @@ const reliabilityRow = {
     observedLow: nullable('number'),
     observedHigh: nullable('number'),
   },
-  additionalProperties: true,
+} as const;
+
+/** The fields every calibrator has (evidence/calibration.ts CalibratorBase). */
+const calibratorBase = {
+  n: { type: 'integer', minimum: 0, description: 'training rows used' },
+  positives: { type: 'integer', minimum: 0 },
+  baseRate: { type: 'number', description: 'the base rate the values were shrunk toward' },
+  priorStrength: { type: 'number', description: 'strength of that shrinkage, in pseudo-observations' },
 } as const;
 
 const probabilityCalibration = {
@@ -456,22 +458,54 @@ const probabilityCalibration = {
     n: { type: 'integer', minimum: 0, description: 'outcomes known by as_of the calibrator was fitted on' },
     base_rate: { ...nullable('number'), description: 'share of those outcomes that happened' },
     method: { type: ['string', 'null'], enum: ['isotonic', 'platt', null] },
-    calibrator: { ...nullable('object'), description: 'the fitted map (isotonic blocks or Platt a, b); null below 200 outcomes' },
+    calibrator: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['method', 'n', 'positives', 'baseRate', 'priorStrength', 'blocks'],
+          properties: {
+            method: { type: 'string', const: 'isotonic' },
+            ...calibratorBase,
+            blocks: {
+              type: 'array',
+              description: 'blocks in increasing score and value order',
+              items: {
+                type: 'object',
+                required: ['low', 'high', 'n', 'positives', 'value'],
+                properties: {
+                  low: { type: 'number', description: 'smallest training score in the block' },
+                  high: { type: 'number', description: 'largest training score in the block' },
+                  n: { type: 'integer', minimum: 0 },
+                  positives: { type: 'integer', minimum: 0 },
+                  value: { type: 'number', description: 'calibrated probability (after shrinkage)' },
+                } satisfies Record<keyof CalibrationBlock, Schema>,
+              },
+            },
+          },
+        },
+        {
+          type: 'object',
+          required: ['method', 'n', 'positives', 'baseRate', 'priorStrength', 'a', 'b'],
+          properties: { method: { type: 'string', const: 'platt' }, ...calibratorBase, a: { type: 'number' }, b: { type: 'number' } },
+          description: 'p = 1 / (1 + exp(-(a s + b))), shrunk toward baseRate',
+        },
+        { type: 'null' },
+      ],
+      description: 'the fitted map (isotonic blocks or Platt a, b); null below 200 outcomes',
+    },
     metrics: {
       ...nullable('object'),
       required: ['n', 'brier', 'ece', 'reliability'],
       description: 'out-of-sample (walk-forward: each month scored by the calibrator of the month before): Brier score, expected calibration error and the reliability table in ten equal-width bins of probability; null without scored rows',
       properties: { n: { type: 'integer', minimum: 0 }, brier: { type: 'number' }, ece: { type: 'number' }, reliability: { type: 'array', items: reliabilityRow } },
-      additionalProperties: true,
     },
   },
-  additionalProperties: true,
 } as const;
 
 const stateTable = (output: string) => ({
   type: 'object',
   description: `records by ${output} label`,
-  additionalProperties: { type: 'object', required: ['n', 'dates', 'hit_rate', 'mean_excess_20d', 'mean_excess_60d'], properties: stateRecordProperties, additionalProperties: true },
+  additionalProperties: { type: 'object', required: ['n', 'dates', 'hit_rate', 'mean_excess_20d', 'mean_excess_60d'], properties: stateRecordProperties },
 });
 
 /** A whole as-of evidence table (state-evidence.ts EvidenceTable). */
@@ -489,7 +523,6 @@ export const evidenceTableSchema = {
       type: 'object',
       required: ['stage', 'signal', 'sata_bucket', 'best_pattern'],
       properties: { stage: stateTable('stage'), signal: stateTable('rules signal'), sata_bucket: stateTable('sata_score bucket'), best_pattern: stateTable('best pattern type') },
-      additionalProperties: true,
     },
     probabilities: {
       type: 'object',
@@ -500,7 +533,6 @@ export const evidenceTableSchema = {
           required: ['BUY', 'SELL', 'HOLD'],
           description: 'one calibrator per rules signal (the event differs by signal)',
           properties: { BUY: probabilityCalibration, SELL: probabilityCalibration, HOLD: probabilityCalibration },
-          additionalProperties: true,
         },
         enhanced_confidence: {
           type: 'object',
@@ -508,15 +540,12 @@ export const evidenceTableSchema = {
           description:
             "one calibrator per enhanced (blended) signal for enhanced_signal.confidence, with the same events as confidence; absent from tables stored before it was measured",
           properties: { BUY: probabilityCalibration, SELL: probabilityCalibration, HOLD: probabilityCalibration },
-          additionalProperties: true,
         },
         ml_probability_up: probabilityCalibration,
         pattern_target: probabilityCalibration,
       },
-      additionalProperties: true,
     },
   },
-  additionalProperties: true,
 } as const;
 
 /** The evidence route's envelope: the analysis envelope around a table. */
@@ -530,7 +559,6 @@ export const evidenceEnvelopeSchema = {
     result: { $ref: 'EvidenceTable#' },
     error: { type: 'null' },
   },
-  additionalProperties: true,
 } as const;
 
 /** spec "AnalysisLatestResult" as presented: the public keys, evidence and calibration, and the auth-only keys (partners only). */
@@ -538,7 +566,7 @@ export const analysisLatestResultSchema = {
   $id: 'AnalysisLatestResult',
   type: 'object',
   description:
-    "A presented analysis snapshot. Demo reads carry exactly the required keys; partner reads (AnalysisPartnerResult) also risk_parameters, transition_probabilities and the stored document's extra keys, so additional keys are allowed",
+    "A presented analysis snapshot. Demo reads carry exactly the required keys; partner reads (AnalysisPartnerResult) also risk_parameters, transition_probabilities and the stored document's extra keys",
   required: [...PUBLIC_RESULT_KEYS, ...PRESENTATION_KEYS],
   properties: {
     stage: { ...stageLabelOrNull, description: 'market stage label (null before 34 weeks of history); the structured stage payload is stage_detail (partners)' },
@@ -573,7 +601,6 @@ export const analysisLatestResultSchema = {
     evidence: { $ref: 'SnapshotEvidence#' },
     calibration: { $ref: 'SnapshotCalibration#' },
   } satisfies Record<(typeof PUBLIC_RESULT_KEYS)[number] | (typeof AUTH_ONLY_RESULT_KEYS)[number] | (typeof PRESENTATION_KEYS)[number], Schema>,
-  additionalProperties: true,
 } as const;
 
 const priceLevel = {
@@ -667,7 +694,6 @@ const envelope = ($id: string, description: string, result: Schema) =>
       result,
       error: { type: 'null' },
     },
-    additionalProperties: true,
   }) as const;
 
 /** spec "AnalysisResultResponse" (envelope) of the demo read; its errors are AnalysisError. */
@@ -720,7 +746,7 @@ export const ANALYSIS_SCHEMAS = [
 // from. They describe what a client may SEND; what the server sends back has its own components below
 // (EffectiveRiskSettings, AppliedConstraintPackV1, StoredInvestorProfileV1, ServerPolicyExplanationV1),
 // keyed by the engine's domain types, so a field added to one of those fails `tsc` until it is
-// documented here. The response schemas allow additional properties. A `$ref` that carries a
+// documented here. Response schemas do not forbid additional properties (a later version may add keys). A `$ref` that carries a
 // description is wrapped in `allOf` (the OpenAPI generator drops keywords beside a bare `$ref`).
 
 type JsonSchema = Record<string, unknown>;
@@ -744,7 +770,6 @@ export const effectiveRiskSettingsSchema = {
     stage_weights: { ...nullable('object'), additionalProperties: { type: 'number' }, description: 'stage (STAGE 1..STAGE 4, as the engine spells it) -> factor; null when not set' },
     half_kelly: { ...nullable('boolean'), description: 'half-Kelly sizing; null when not set' },
   } satisfies Record<keyof RiskSettings, JsonSchema>,
-  additionalProperties: true,
 } as const;
 
 /** spec "ConstraintPackV1" in a response: the pack applied, every field present. */
@@ -760,7 +785,6 @@ export const appliedConstraintPackSchema = {
     sector_caps: { ...nullable('object'), additionalProperties: { type: 'number' }, description: 'sector label -> max weight; the DEFAULT key is a per-name cap' },
     covariance_model: { ...nullable('string'), description: 'recorded as sent (the covariance is always Ledoit-Wolf shrunk)' },
   } satisfies Record<keyof ConstraintPack, JsonSchema>,
-  additionalProperties: true,
 } as const;
 
 /** spec "InvestorProfileV1" in a response: the request's snapshot as stored, every field present. */
@@ -781,10 +805,8 @@ export const storedInvestorProfileSchema = {
         key: { ...nullable('string'), description: 'preset key' },
         description: { ...nullable('string'), description: 'preset description' },
       } satisfies Record<keyof StoredSuggestedPreset, JsonSchema>,
-      additionalProperties: true,
     },
   } satisfies Record<keyof StoredInvestorProfile, JsonSchema>,
-  additionalProperties: true,
 } as const;
 
 /** spec "PolicyExplanationV1" in a response: built by the server (engine/risk-profile.ts), whatever the request sent. */
@@ -803,7 +825,6 @@ export const serverPolicyExplanationSchema = {
       description: 'one line per setting and constraint, in a fixed order; a line lists every sector cap, so neither their number nor their length is bounded',
     },
   } satisfies Record<keyof PolicyExplanation, JsonSchema>,
-  additionalProperties: true,
 } as const;
 
 const levelList = {
@@ -812,7 +833,6 @@ const levelList = {
     type: 'object',
     required: ['price'],
     properties: { price: { type: 'number' }, strength: { ...nullable('number'), description: 'level strength when known' } },
-    additionalProperties: true,
   },
 } as const;
 
@@ -840,7 +860,7 @@ export const portfolioAllocationSchema = {
     confidence: { ...nullable('number'), description: 'signal confidence used for ranking, 0..1' },
     stage: { ...nullable('string'), description: 'market stage label, e.g. STAGE 2 (case varies)' },
     entry_date: { ...nullable('string'), description: 'date (ISO 8601) of the analysis the entry comes from' },
-    signal: { ...nullable(['string', 'object']), description: 'usually BUY, SELL or HOLD; may be a structured object' },
+    signal: { type: ['string', 'null'], enum: [...SIGNALS, null], description: 'the signal the ranking used (the snapshot\'s enhanced or rules signal)' },
     stage_strength: { ...nullable('string'), description: 'VERY_STRONG, STRONG, MODERATE or WEAK' },
     signal_confidence: { ...nullable('number'), description: 'confidence of the signal, 0..1' },
     signal_reason: { ...nullable('string'), description: 'why the signal was given' },
@@ -854,7 +874,6 @@ export const portfolioAllocationSchema = {
     support_levels: { ...levelList, description: 'support levels: objects with price and optional strength' },
     resistance_levels: { ...levelList, description: 'resistance levels: objects with price and optional strength' },
   },
-  additionalProperties: true,
 } as const;
 
 /** spec "OptimizerDiagnosticsV1". */
@@ -876,7 +895,6 @@ export const optimizerDiagnosticsSchema = {
     softmax_temperature_effective: { ...nullable('number'), description: 'softmax temperature after the merge' },
     binding_notes: { type: 'array', items: { type: 'string' }, description: 'lines describing binding constraints and deferred fields' },
   },
-  additionalProperties: true,
 } as const;
 
 /** spec "PortfolioResponse", plus the server's policy_explanation, the echoed constraint_pack and investor_profile, and the analysis date used. */
@@ -907,7 +925,6 @@ export const portfolioResponseSchema = {
     investor_profile: { oneOf: [{ $ref: 'StoredInvestorProfileV1#' }, { type: 'null' }], description: 'echoed from the request' },
     analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD of the analysis snapshots the book was built from (null when none are stored)' },
   },
-  additionalProperties: true,
 } as const;
 
 /** The schemas the allocation origin registers (`$id`s its routes reference); `Error#` is the platform's. */
@@ -930,7 +947,7 @@ export function errorResponses(ref: 'Error#' | 'AnalysisError#', ...statuses: nu
 // ---------------------------------------------------------------------------------------------------------
 // Opportunity search (spec "Opportunity-search service responses"; the element fields are the product's,
 // docs/SEARCH.md). Every documented field is required, so a response missing one fails the contract tests;
-// additional properties are allowed.
+// additional properties are not forbidden.
 // ---------------------------------------------------------------------------------------------------------
 
 const numberOrNull = nullable('number');
@@ -964,7 +981,6 @@ export const ideaSchema = {
     added_volatility: { type: 'number', description: 'annualised portfolio volatility with the position minus without it' },
     reasons: strings,
   },
-  additionalProperties: true,
 } as const;
 
 const ideas = { type: 'array', items: { $ref: 'SearchIdea#' } } as const;
@@ -994,7 +1010,6 @@ export const huntRecommendationSchema = {
     replacement_candidates: { ...ideas, description: 'REPLACE: the best replacements (at most 3)' },
     reasons: strings,
   },
-  additionalProperties: true,
 } as const;
 
 export const concernSchema = {
@@ -1009,7 +1024,6 @@ export const concernSchema = {
     threshold: { type: 'number', description: 'the limit it is measured against' },
     reasons: strings,
   },
-  additionalProperties: true,
 } as const;
 
 export const generalAssessmentSchema = {
@@ -1026,7 +1040,6 @@ export const generalAssessmentSchema = {
     recommendations: { type: 'array', items: { $ref: 'HuntRecommendation#' }, description: 'one per holding; this page' },
     concerns: { type: 'array', items: { $ref: 'HuntConcern#' }, description: 'every concern, most severe first (not paginated)' },
   },
-  additionalProperties: true,
 } as const;
 
 export const replacementAnalysisSchema = {
@@ -1044,7 +1057,6 @@ export const replacementAnalysisSchema = {
     candidates: { ...ideas, description: 'ranked by fit_score; this page' },
     notes: strings,
   },
-  additionalProperties: true,
 } as const;
 
 export const suitabilityAnalysisSchema = {
@@ -1089,7 +1101,6 @@ export const suitabilityAnalysisSchema = {
     reasons: strings,
     alternatives: { ...ideas, description: 'same-sector names with a higher fit score; this page' },
   },
-  additionalProperties: true,
 } as const;
 
 const paginationFields = {
@@ -1117,7 +1128,6 @@ export const huntResponseSchema = {
     ...paginationFields,
     analysis_date: { ...stringOrNull, description: 'newest analysis date the answer used' },
   },
-  additionalProperties: true,
 } as const;
 
 /** spec "CashHuntResponse", plus cash_after, notes and the analysis date. */
@@ -1139,7 +1149,6 @@ export const cashHuntResponseSchema = {
     notes: strings,
     analysis_date: stringOrNull,
   },
-  additionalProperties: true,
 } as const;
 
 /** The schemas the search origin registers. */
