@@ -7,6 +7,7 @@
  * audiences, signed by a test issuer whose JWKS the origins fetch; Hive Gateway passes it on through
  * the config's header propagation, or the partner's data would differ), for an anonymous caller, and
  * for an expired token (the subgraphs' refusals, relayed with their code and serviceName by both).
+ * The caller's X-Trace-Id and traceparent reach the subgraphs through Hive Gateway too.
  * Hive Gateway runs as a child process in its own process group, killed with it at the end.
  */
 import fs from 'node:fs';
@@ -160,4 +161,17 @@ describe.each(operations.map((o) => [o.name, o] as const))('%s', (_name, op) => 
     expect(hiveErrors.filter(isMasked)).toEqual([expect.objectContaining({ extensions: { code: 'INTERNAL_SERVER_ERROR' } })]);
     expect(viaOrigin.body.errors).toEqual(expect.arrayContaining(hiveErrors.filter((e) => !isMasked(e))));
   });
+});
+
+it.each([
+  ['X-Trace-Id', { 'x-trace-id': '0af7651916cd43dd8448eb211c80319c' }, '0af7651916cd43dd8448eb211c80319c'],
+  ['traceparent', { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }, '4bf92f3577b34da6a3ce929d0e0e4736'],
+])("passes the caller's %s on to the subgraphs (the stored portfolio carries the trace id)", async (_header, headers, traceId) => {
+  const optimize = operations.find((o) => o.name === 'optimize')!;
+  const res = await request<{ data?: { optimizePortfolio?: { traceId: string } } }>(hiveUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify({ query: 'mutation ($input: PortfolioRequestInput!) { optimizePortfolio(input: $input) { traceId } }', variables: optimize.variables }),
+  });
+  expect(res.body.data?.optimizePortfolio?.traceId).toBe(traceId);
 });
