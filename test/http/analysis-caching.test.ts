@@ -146,8 +146,8 @@ it('the OpenAPI document lists the ETag and Cache-Control headers and the 304 of
   expect(paths).toHaveLength(3);
   for (const p of paths) {
     const { responses } = doc.paths[p]!.get;
-    for (const status of ['200', '304']) expect(Object.keys(responses[status]?.headers ?? {}).sort()).toEqual(['cache-control', 'etag']);
+    for (const status of ['200', '304']) expect(Object.keys(responses[status]?.headers ?? {})).toEqual(expect.arrayContaining(['cache-control', 'etag']));
     expect(responses['304']?.content).toBeUndefined();
-    expect(responses['404']?.headers).toBeUndefined();
+    expect(Object.keys(responses['404']?.headers ?? {})).not.toContain('etag');
   }
 });

@@ -249,7 +249,7 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
       evidence { asOf status reason pipelineVersion universe { symbols firstDate lastDate benchmark }
         stage { state n dates hitRate { value ci } meanExcess20d { value ci } meanExcess60d { value ci } }
         signal { state n } sataBucket { state n } bestPattern { state n targetFirst { value ci n placebo } } }
-      enhancedSignal
+      enhancedSignal { signal score confidence rawConfidence rulesWeight mlWeight weights { rules { weight reason } ml { weight reason } } reasons }
       calibration { asOf confidence { raw probability event method n brier ece reason } enhancedConfidence { raw probability event method n brier ece reason } mlProbabilityUp { raw probability } patternTarget { raw probability } }`;
     const auth = () => ({ authorization: `Bearer ${token}` });
 
@@ -285,7 +285,19 @@ describe.each(BACKENDS)('evidence in snapshot reads on %s', (backend) => {
         const c = rest.calibration as Record<string, Doc>;
         expect((node.calibration as Record<string, Doc>).confidence).toEqual(c.confidence);
         expect((node.calibration as Record<string, Doc>).enhancedConfidence).toEqual(c.enhanced_confidence);
-        expect(node.enhancedSignal).toEqual(rest.enhanced_signal);
+        const es = rest.enhanced_signal as Doc | null;
+        expect(node.enhancedSignal).toEqual(
+          es && {
+            signal: es.signal,
+            score: es.score,
+            confidence: es.confidence,
+            rawConfidence: es.raw_confidence ?? null,
+            rulesWeight: es.rules_weight,
+            mlWeight: es.ml_weight,
+            weights: es.weights ?? null,
+            reasons: es.reasons,
+          },
+        );
         expect(node.bestPattern).toEqual(rest.best_pattern && { type: (rest.best_pattern as Doc).type, confidence: (rest.best_pattern as Doc).confidence, rawConfidence: (rest.best_pattern as Doc).raw_confidence });
         if (e.as_of !== null) expect((e.as_of as unknown as string) <= (node.analysisDate as string)).toBe(true);
       }
