@@ -225,19 +225,23 @@ function supergraphFile(file: string, served: ServedSupergraph): SupergraphSdlHo
   return async ({ update }) => {
     let current = fs.readFileSync(file, 'utf8');
     served.subgraphs = checkSupergraph(current);
+    /** The last text refused: refused once, logged once (other files of the directory may change meanwhile). */
+    let refused: string | undefined;
     const reload = () => {
-      let sdl: string;
+      let sdl: string | undefined;
       let subgraphs: string[];
       try {
         sdl = fs.readFileSync(file, 'utf8');
-        if (sdl === current) return;
+        if (sdl === current || sdl === refused) return;
         subgraphs = checkSupergraph(sdl);
         update(sdl);
       } catch (err) {
+        refused = sdl;
         served.log?.error({ supergraph: file, reason: (err as Error).message }, 'supergraph refused; the previous one is still served');
         return;
       }
       current = sdl;
+      refused = undefined;
       served.subgraphs = subgraphs;
       served.log?.info({ supergraph: file, subgraphs }, 'supergraph reloaded');
     };
