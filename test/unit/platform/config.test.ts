@@ -1,4 +1,5 @@
 /** Configuration: documented defaults, and every bad value refused at start with its variable named. */
+import path from 'node:path';
 import { ConfigError, loadConfig } from '../../../subgraphs/platform/config.js';
 
 const problemsOf = (env: Record<string, string>): string[] => {
@@ -25,17 +26,26 @@ it('has the documented defaults', () => {
   expect(c.auth).toEqual(expect.objectContaining({ issuer: 'tradegraph-dev', algorithms: ['HS256', 'RS256', 'ES256'], clockToleranceSeconds: 30 }));
   expect(c.auth.audiences).toEqual({ analysis: 'tradegraph-analysis', allocation: 'tradegraph-allocation' });
   expect(c.oidc).toEqual({ issuer: undefined, jwksUrl: undefined, audiences: [], enforce: true, clockToleranceSeconds: 30 });
-  expect(c.gateway.subgraphUrls).toEqual({
-    analysis: 'http://127.0.0.1:8081/graphql',
-    allocation: 'http://127.0.0.1:8082/graphql',
-    search: 'http://127.0.0.1:8083/graphql',
-  });
+  // The gateway routes to the URLs its supergraph names unless SUBGRAPH_<NAME>_URL overrides one.
+  expect(c.gateway.subgraphUrls).toEqual({});
+  expect(c.gateway.supergraphPath).toBeUndefined();
+  expect(c.gateway.trustedDocumentsPath).toBeUndefined();
+  expect(c.graphqlIde).toBe(true);
+});
+
+it('reads the gateway settings: subgraph overrides, supergraph file, trusted documents; the IDE follows the environment', () => {
+  const c = loadConfig({ SUBGRAPH_SEARCH_URL: 'http://s:1/graphql', SUPERGRAPH_PATH: 'deploy/supergraph.graphql', TRUSTED_DOCUMENTS: 'deploy/manifest.json' });
+  expect(c.gateway.subgraphUrls).toEqual({ search: 'http://s:1/graphql' });
+  expect(c.gateway.supergraphPath).toBe(path.resolve('deploy/supergraph.graphql'));
+  expect(c.gateway.trustedDocumentsPath).toBe(path.resolve('deploy/manifest.json'));
+  expect(problemsOf({ SUBGRAPH_SEARCH_URL: 'x' })).toEqual(expect.arrayContaining([expect.stringContaining('SUBGRAPH_SEARCH_URL')]));
+  expect(loadConfig({ GRAPHQL_IDE: 'false' }).graphqlIde).toBe(false);
 });
 
 it('reads ports, store and demo settings from the environment', () => {
   const c = loadConfig({ ANALYSIS_PORT: '9001', DATABASE_URL: 'postgres://u@db:5432/tg', DATA_DIR: '/var/lib/tg', DEMO_SYMBOL: 'abc', OIDC_AUDIENCES: 'a, b ,,c', LOG_LEVEL: 'debug' });
   expect(c.ports.analysis).toBe(9001);
-  expect(c.gateway.subgraphUrls.analysis).toBe('http://127.0.0.1:9001/graphql');
+  expect(c.gateway.subgraphUrls.analysis).toBeUndefined();
   expect(c.databaseUrl).toBe('postgres://u@db:5432/tg');
   expect(c.dataDir).toBe('/var/lib/tg');
   expect(c.demo.symbol).toBe('ABC');
@@ -69,6 +79,8 @@ it('production requires a JWKS URL and an issuer, and refuses HS256 and a disabl
   );
   const prod = loadConfig({ APP_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example/' });
   expect(prod.auth.algorithms).toEqual(['RS256', 'ES256']);
+  expect(prod.graphqlIde).toBe(false);
+  expect(loadConfig({ APP_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', AUTH_ISSUER: 'https://idp.example/', GRAPHQL_IDE: 'true' }).graphqlIde).toBe(true);
 });
 
 it('refuses an unknown signing algorithm', () => {
