@@ -18,6 +18,7 @@ import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
+import { trustedDocumentsMount } from './trusted-documents.js';
 
 export interface GatewayContext {
   traceId: string;
@@ -321,6 +322,8 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
         authorization: request.headers.authorization,
         traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
       }),
+      // TRUSTED_DOCUMENTS: only the manifest's operations run (a bad manifest stops the start here).
+      ...(config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {}),
     },
   });
   served.log = app.log;
