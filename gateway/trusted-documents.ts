@@ -4,10 +4,11 @@
  * operations and nothing a stranger writes.
  *
  * The manifest is the one GraphQL Code Generator's client preset writes with
- * `persistedDocuments: { hashAlgorithm: 'sha256' }`: a JSON object `{ "<sha256 hex>": "<document>" }`,
- * each key the SHA-256 of the exact text of its document (the text the preset emits, byte for byte).
- * A client sends one of:
- * - `documentId` (GraphQL-over-HTTP persisted documents, Hive): the hash, bare or as `sha256:<hash>`;
+ * `persistedDocuments: { hashAlgorithm: 'sha256' }`: a JSON object `{ "sha256:<hex>": "<document>" }`
+ * (a bare `<hex>` key is taken too), each key the SHA-256 of the exact text of its document (the
+ * printed text the preset emits, byte for byte). A client sends one of:
+ * - `documentId` (GraphQL-over-HTTP persisted documents, Hive): the hash as the preset's generated
+ *   documents carry it (`sha256:<hex>`), or bare;
  * - `extensions.persistedQuery.sha256Hash` without a query (APQ, as Apollo clients send it);
  * - the full text, which runs only when it is exactly the text of a listed document (no reformatting:
  *   the text is compared, never parsed first, so an unlisted operation costs no parse or validation).
@@ -26,10 +27,11 @@ import { ConfigError } from '../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import type { GraphqlMount } from '../subgraphs/platform/http.js';
 
-/** Document text by its SHA-256 (lower-case hex), as read from a valid manifest. */
+/** Document text by its SHA-256 (bare lower-case hex), as read from a valid manifest. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** A manifest key: the client preset writes `sha256:<hex>`. */
+const MANIFEST_KEY = /^(?:sha256:)?([0-9a-f]{64})$/;
 /** Problems listed by a config error before the rest are only counted. */
 const MAX_PROBLEMS = 5;
 
@@ -56,17 +58,18 @@ export function loadTrustedDocuments(file: string): TrustedDocuments {
     fail(`the manifest is not JSON (${(err as Error).message})`);
   }
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
-    fail('the manifest must be a JSON object of "<sha256 hex of the document>": "<document text>"');
+    fail('the manifest must be a JSON object of "sha256:<hex of the document>": "<document text>"');
   }
   const entries = Object.entries(manifest as Record<string, unknown>);
   if (entries.length === 0) fail('the manifest lists no operations');
 
   const documents = new Map<string, string>();
   const problems: string[] = [];
-  for (const [hash, document] of entries) {
+  for (const [key, document] of entries) {
+    const hash = MANIFEST_KEY.exec(key)?.[1];
     const problem = entryProblem(hash, document);
-    if (problem) problems.push(`${JSON.stringify(hash)}: ${problem}`);
-    else documents.set(hash, document as string);
+    if (problem) problems.push(`${JSON.stringify(key)}: ${problem}`);
+    else documents.set(hash as string, document as string);
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, MAX_PROBLEMS);
@@ -76,10 +79,10 @@ export function loadTrustedDocuments(file: string): TrustedDocuments {
   return documents;
 }
 
-/** What is wrong with one manifest entry, or null. */
-function entryProblem(hash: string, document: unknown): string | null {
-  if (!SHA256_HEX.test(hash)) {
-    return "the key is not a SHA-256 in lower-case hex (the client preset needs persistedDocuments: { hashAlgorithm: 'sha256' })";
+/** What is wrong with one manifest entry (its key's hash, if it has the form of one), or null. */
+function entryProblem(hash: string | undefined, document: unknown): string | null {
+  if (hash === undefined) {
+    return "the key is not a SHA-256 in lower-case hex, bare or sha256:-prefixed (the client preset needs persistedDocuments: { hashAlgorithm: 'sha256' })";
   }
   if (typeof document !== 'string' || document.trim() === '') return 'the value is not a GraphQL document text';
   const actual = sha256(document);

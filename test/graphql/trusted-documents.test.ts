@@ -16,6 +16,7 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { loadTrustedDocuments } from '../../gateway/trusted-documents.js';
 import { ConfigError } from '../../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../../subgraphs/platform/errors.js';
+import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
@@ -27,7 +28,8 @@ const STRATEGIES = 'query Strategies {\n  allocationStrategies {\n    name\n  }\
 const SECURITY = 'query Security($symbol: String!) {\n  security(symbol: $symbol) {\n    symbol\n  }\n  searchPagination {\n    maxPageSize\n  }\n}';
 /** Not in the manifest; a gateway without one runs it (from the allocation subgraph). */
 const UNLISTED = 'query Limits { allocationLimits { minTotalCapital } }';
-const MANIFEST = { [sha256(STRATEGIES)]: STRATEGIES, [sha256(SECURITY)]: SECURITY };
+// Keys as the client preset writes them (`sha256:<hex>`); a bare hex key is taken too.
+const MANIFEST = { [`sha256:${sha256(STRATEGIES)}`]: STRATEGIES, [sha256(SECURITY)]: SECURITY };
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-trusted-'));
 function writeManifest(name: string, content: string): string {
@@ -204,7 +206,7 @@ describe('a manifest that is not usable stops start-up with a config error', () 
     ['missing', () => path.join(dir, 'absent.json'), /cannot read the manifest \(ENOENT\)/],
     ['a directory', () => dir, /cannot read the manifest \(EISDIR\)/],
     ['not JSON', () => writeManifest('text.json', 'query A { b }'), /not JSON/],
-    ['an array', () => writeManifest('array.json', JSON.stringify([STRATEGIES])), /must be a JSON object of "<sha256 hex of the document>": "<document text>"/],
+    ['an array', () => writeManifest('array.json', JSON.stringify([STRATEGIES])), /must be a JSON object of "sha256:<hex of the document>": "<document text>"/],
     ['empty', () => writeManifest('empty.json', '{}'), /lists no operations/],
     ['SHA-1 keys', () => writeManifest('sha1.json', JSON.stringify({ [createHash('sha1').update(STRATEGIES).digest('hex')]: STRATEGIES })), /hashAlgorithm: 'sha256'/],
     ['a key that is not the hash of its text', () => writeManifest('mismatch.json', JSON.stringify({ [sha256(STRATEGIES)]: SECURITY })), new RegExp(`not the SHA-256 of the exact document text \\(that is ${sha256(SECURITY)}\\)`)],
@@ -223,6 +225,14 @@ describe('a manifest that is not usable stops start-up with a config error', () 
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toMatch(problem);
     expect((error as ConfigError).message).toContain(`TRUSTED_DOCUMENTS (${manifest})`);
+  });
+
+  it('the committed example manifest (npm run codegen) is usable', () => {
+    const file = path.join(PROJECT_ROOT, 'examples', 'generated', 'persisted-documents.json');
+    const documents = loadTrustedDocuments(file);
+    const generated = Object.values(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
+    expect(documents.size).toBe(generated.length);
+    expect([...documents.values()]).toEqual(generated);
   });
 
   it('the platform start fails with it, the way the CLI prints it', async () => {
