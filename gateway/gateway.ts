@@ -272,6 +272,10 @@ export function createGateway(options: {
   exposeQueryPlans: boolean;
 }): ApolloGateway {
   const urls: Partial<Record<string, string>> = options.subgraphUrls;
+  // @apollo/gateway reports anonymous usage data to Apollo, probing cloud-metadata addresses first,
+  // unless APOLLO_TELEMETRY_DISABLED is set (its only switch): the gateway sends nothing to a place its
+  // operator did not configure. An explicit APOLLO_TELEMETRY_DISABLED=false turns it back on.
+  process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -292,6 +296,9 @@ export function createGateway(options: {
  */
 export async function buildGatewayOrigin(config: Config, supergraphSdl?: string): Promise<FastifyInstance> {
   const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl) };
+  // TRUSTED_DOCUMENTS: only the manifest's operations run. Read first, so a bad manifest stops the start
+  // before anything else is built.
+  const trusted = config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {};
   const gateway = createGateway({
     supergraphSdl: supergraphSdl ?? supergraphFile(config.gateway.supergraphPath ?? SUPERGRAPH_FILE, served),
     subgraphUrls: config.gateway.subgraphUrls,
@@ -322,8 +329,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
         authorization: request.headers.authorization,
         traceparent: typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined,
       }),
-      // TRUSTED_DOCUMENTS: only the manifest's operations run (a bad manifest stops the start here).
-      ...(config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {}),
+      ...trusted,
     },
   });
   served.log = app.log;

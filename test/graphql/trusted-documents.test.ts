@@ -39,13 +39,6 @@ function writeManifest(name: string, content: string): string {
 }
 const manifestFile = writeManifest('persisted-documents.json', JSON.stringify(MANIFEST, null, 2));
 
-/**
- * @apollo/gateway starts Apollo's usage telemetry when constructed, which first probes cloud metadata
- * addresses (169.254.169.254) for seconds; this short suite starts three gateways (one of them fails
- * to start, and a gateway that never loaded never stops its telemetry), so the probes would outlive it.
- */
-process.env.APOLLO_TELEMETRY_DISABLED = 'true';
-
 let store: TestDb;
 let subgraphs: RunningPlatform;
 let trusted: RunningPlatform;
