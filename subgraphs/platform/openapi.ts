@@ -42,6 +42,9 @@ export const ERROR_SCHEMA = {
   additionalProperties: true,
 } as const;
 
+/** Where every origin serves its document. */
+export const OPENAPI_PATH = '/openapi.json';
+
 export interface OpenApiOptions {
   /** Product name of the origin (the document's title). */
   name: string;
@@ -246,5 +249,5 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       'openapiObject' in generated ? (completeDocument(generated.openapiObject as OpenApiObject) as typeof generated.openapiObject) : generated.swaggerObject,
   });
   for (const schema of [ERROR_SCHEMA, ...options.schemas]) app.addSchema(schema);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 }
