@@ -7,12 +7,23 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { SecurityDetailDocument, type SecurityDetailQuery, type Stage } from './generated/graphql';
 
-/** Runs one typed operation on a GraphQL endpoint (the gateway's /graphql); throws on a GraphQL error. */
-export async function execute<Result, Variables>(url: string, document: TypedDocumentNode<Result, Variables>, variables: Variables, token?: string): Promise<Result> {
+/**
+ * Runs one typed operation on a GraphQL endpoint (the gateway's /graphql); throws on a GraphQL error.
+ * `byId` sends only the document's hash as `documentId` (the gateway with TRUSTED_DOCUMENTS, whose
+ * manifest `npm run codegen` wrote from the same documents); otherwise the document's text.
+ */
+export async function execute<Result, Variables>(
+  url: string,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+  options: { token?: string; byId?: boolean } = {},
+): Promise<Result> {
+  const hash = (document as { __meta__?: { hash?: string } }).__meta__?.hash;
+  const operation = options.byId && hash ? { documentId: hash } : { query: print(document) };
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ query: print(document), variables }),
+    headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+    body: JSON.stringify({ ...operation, variables }),
   });
   const body = (await res.json()) as { data?: Result | null; errors?: Array<{ message: string }> };
   if (body.errors?.length || !body.data) throw new Error(body.errors?.map((e) => e.message).join('; ') ?? `HTTP ${res.status}`);
@@ -36,6 +47,6 @@ export function summary(detail: SecurityDetailQuery): string {
 }
 
 /** The summary of one security (default: the demo symbol) read through a gateway. */
-export async function demoSummary(gatewayUrl: string, symbol = 'ACME', token?: string): Promise<string> {
-  return summary(await execute(gatewayUrl, SecurityDetailDocument, { symbol }, token));
+export async function demoSummary(gatewayUrl: string, symbol = 'ACME', options: { token?: string; byId?: boolean } = {}): Promise<string> {
+  return summary(await execute(gatewayUrl, SecurityDetailDocument, { symbol }, options));
 }
