@@ -21,6 +21,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from './errors.js';
+import { UNLIMITED_PATHS } from './rate-limit.js';
 
 /** The error shape of every non-2xx response (DESIGN section 5), `Error#` in route schemas. */
 export const ERROR_SCHEMA = {
@@ -59,19 +60,17 @@ export interface OpenApiOptions {
  * whatever host, scheme and port (or proxy) a client reached it through, and no public URL has to be
  * configured for it; each origin serves only its own paths, so there is nothing else to list.
  */
-export const SERVERS = [{ url: '/', description: 'The origin serving this document (each service has its own origin)' }] as const;
+const SERVERS = [{ url: '/', description: 'The origin serving this document (each service has its own origin)' }] as const;
 
 /** The shell's own routes (http.ts), which every origin serves: their operationIds and what their 200 means. */
-export const SHELL_OPERATIONS: Readonly<Record<string, { operationId: string; ok: string }>> = {
+const SHELL_OPERATIONS: Readonly<Record<string, { operationId: string; ok: string }>> = {
   '/': { operationId: 'getServiceInfo', ok: "The service's name, version and status (and fields of its own, e.g. the analysis demo_symbol)" },
   '/health': { operationId: 'getHealth', ok: 'Healthy (status ok), or up without its database where that is allowed (status degraded)' },
 };
 
-/** Paths the rate limit never counts (rate-limit.ts UNLIMITED_PATHS); every other documented path is limited. */
-export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/', '/health']);
 
 /** Reusable response headers (components.headers), by component name. Names as the server writes them: lower case (HTTP header names are case-insensitive). */
-export const RESPONSE_HEADERS = {
+const RESPONSE_HEADERS = {
   TraceId: {
     name: 'x-trace-id',
     description: "The request's trace id: the caller's own x-trace-id (or the trace id of its traceparent) when valid, else a new one; also trace_id in error bodies",
@@ -204,7 +203,7 @@ function completeOperation(path: string, operation: Operation): Set<HeaderName> 
 }
 
 /** Completes the generated document: servers, the shell's operations, responses and headers; only the security schemes in use. */
-export function completeDocument<T extends OpenApiObject>(document: T): T {
+function completeDocument<T extends OpenApiObject>(document: T): T {
   const usedSchemes = new Set<string>();
   const usedHeaders = new Set<HeaderName>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {

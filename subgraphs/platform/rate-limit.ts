@@ -91,7 +91,8 @@ export const callerKey = (authenticate: Authenticate) => async (request: Fastify
   return addressKey(request.ip);
 };
 
-const UNLIMITED_PATHS = new Set(['/', '/health']);
+/** Paths whose GET and HEAD are never counted (probes and the service document). */
+export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/', '/health']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Counters: Redis behind a circuit breaker, this process's memory as the fallback

@@ -56,5 +56,6 @@ it.each(ORIGINS)('the %s document has no redocly lint error (recommended rules, 
     report.problems.filter((p) => p.severity === severity).map((p) => `${p.ruleId} at ${p.location?.[0]?.pointer ?? '?'}: ${p.message}`);
   console.log(`redocly lint ${origin}: ${report.totals.errors} errors, ${report.totals.warnings} warnings${report.totals.warnings ? `\n  ${describe('warn').join('\n  ')}` : ''}`);
   expect(describe('error')).toEqual([]);
+  expect(describe('warn')).toEqual([]);
   expect(run.code).toBe(0);
 });
