@@ -1,7 +1,7 @@
 /**
  * GraphQL Code Generator for clients: typed documents and result types for the example operations
  * (examples/operations/*.graphql), and the persisted-documents manifest the gateway's trusted-documents
- * mode loads (TRUSTED_DOCUMENTS=examples/generated/persisted-documents.json: sha256 -> document text).
+ * mode loads (TRUSTED_DOCUMENTS=examples/generated/persisted-documents.json: "sha256:<hex>" -> document text).
  *
  * The schema is the supergraph's API schema (what clients see through the gateway: no join or
  * federation directives), computed from the committed schema/supergraph.graphql.
