@@ -1,11 +1,12 @@
 /**
- * GraphQL types more than one subgraph declares: value types (`@shareable` in each), the reference to
- * the analysis subgraph's `Security` entity that other subgraphs' objects point to, and the date scalar.
- * (The enums of the analysis domain that every subgraph shows are in analysis/graphql/enums.ts.)
+ * GraphQL types of no domain that more than one subgraph declares: the page info (`@shareable` in each),
+ * the reference to the analysis subgraph's `Security` entity that other subgraphs' objects point to, and
+ * the date scalar. (Types of the analysis domain that other subgraphs show are in analysis/graphql/:
+ * enums.ts and shared-types.ts.)
  */
 import 'reflect-metadata';
 import { LocalDateResolver } from 'graphql-scalars';
-import { Directive, Field, Float, ObjectType } from 'type-graphql';
+import { Directive, Field, ObjectType } from 'type-graphql';
 
 @Directive('@shareable')
 @ObjectType({ description: 'Cursor pagination state' })
@@ -34,19 +35,3 @@ export class SecurityReference {
  * map it once (instants, such as `producedAt`, stay ISO 8601 strings).
  */
 export const DateScalar = LocalDateResolver;
-
-@Directive('@shareable')
-@ObjectType('VolatilityStopLossLevels', { description: 'Stop levels below the entry at 1, 2 and 3 ATR, and one 20-day standard deviation' })
-export class VolatilityStopLossLevelsType {
-  @Field(() => Float)
-  atr1x!: number;
-
-  @Field(() => Float)
-  atr2x!: number;
-
-  @Field(() => Float)
-  atr3x!: number;
-
-  @Field(() => Float, { nullable: true })
-  hv1sd20d!: number | null;
-}

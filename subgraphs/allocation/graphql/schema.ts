@@ -6,12 +6,13 @@
 import { Arg, Ctx, Field, Float, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../platform/context.js';
 import { buildSubgraph, type Subgraph } from '../../platform/graphql.js';
-import { PortfolioRequestInput, snakeToCamel, type Assert, type Same } from '../dto.js';
+import type { Assert, Same } from '../../platform/type-checks.js';
+import { PortfolioRequestInput, snakeToCamel } from '../dto.js';
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
 import type { ConstraintPack, PortfolioAllocation } from '../engine/types.js';
 import type { StageNumber } from '../../analysis/engine/document.js';
-import type { VolatilityStopLossLevelsType } from '../../platform/graphql-types.js';
+import type { VolatilityStopLossLevelsType } from '../../analysis/graphql/shared-types.js';
 import type { AllocationService, PortfolioResponse } from '../service.js';
 import { AllocationStrategyEnum } from './enums.js';
 import {

@@ -6,8 +6,9 @@
  */
 import { JSONObjectResolver, SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { DateScalar, PageInfo, SecurityReference, VolatilityStopLossLevelsType } from '../../platform/graphql-types.js';
+import { DateScalar, PageInfo, SecurityReference } from '../../platform/graphql-types.js';
 import { SignalEnum, StageEnum, StageStrengthEnum } from '../../analysis/graphql/enums.js';
+import { VolatilityStopLossLevelsType } from '../../analysis/graphql/shared-types.js';
 import type { Signal, StageLabel, StageStrength } from '../../analysis/engine/document.js';
 import type { AllocationStrategy } from '../engine/risk-settings.js';
 import { AllocationStrategyEnum } from './enums.js';

@@ -40,6 +40,7 @@ import { Field, Float, getMetadataStorage, InputType, Int, registerEnumType } fr
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import { ALLOCATION_STRATEGIES, DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, type AllocationStrategy, type RiskSettings } from '../engine/risk-settings.js';
 import type { ConstraintPack } from '../engine/types.js';
+import type { Assert, Same } from '../../platform/type-checks.js';
 import { DISTINCT_KEYS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL, RISK_QUIZ_ANSWERS, STAGE_KEY_PATTERN, SUM_MAX, WHOLE_CENTS, type RequestRule } from './rules.js';
 
 /** The strategies (engine/risk-settings.ts) as a GraphQL enum (registered here, beside the input that first uses it). */
@@ -357,12 +358,8 @@ export type RequestBody = SnakeShape<PortfolioRequestInput>;
 // The request classes against the engine's domain types: the same fields (snake_case) with the same
 // value types, null aside. A field added, renamed or retyped on one side only fails `tsc` here.
 
-/** true when A and B are the same type (mutual assignability would let optional or extra keys pass). */
-export type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 /** Every field of T, set and not null. */
 export type FieldTypes<T> = { [K in keyof T]-?: NonNullable<T[K]> };
-/** Compiles only when its argument is `true`. */
-export type Assert<T extends true> = T;
 export type RequestClassesMatchDomain = [
   Assert<Same<FieldTypes<SnakeShape<RiskSettingsInput>>, FieldTypes<RiskSettings>>>,
   Assert<Same<FieldTypes<SnakeShape<ConstraintPackInput>>, FieldTypes<ConstraintPack>>>,

@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import { registerEnumType } from 'type-graphql';
-import type { Assert, Same } from '../../allocation/request/classes.js';
+import type { Assert, Same } from '../../platform/type-checks.js';
 import type { Signal, StageLabel, StageStrength } from '../engine/document.js';
 
 /*

@@ -5,7 +5,7 @@
  * them, and a key the caller's view does not have (or whose value has another shape) to null.
  */
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import type { Assert, Same } from '../../allocation/request/classes.js';
+import type { Assert, Same } from '../../platform/type-checks.js';
 import type { RequestContext } from '../../platform/context.js';
 import { DateScalar } from '../../platform/graphql-types.js';
 import { STAGE_LABELS, enumValue } from './enums.js';

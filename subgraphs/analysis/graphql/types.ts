@@ -10,8 +10,9 @@
 import 'reflect-metadata';
 import { JSONResolver } from 'graphql-scalars';
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { DateScalar, PageInfo, VolatilityStopLossLevelsType } from '../../platform/graphql-types.js';
+import { DateScalar, PageInfo } from '../../platform/graphql-types.js';
 import { SignalEnum, StageEnum, StageStrengthEnum } from './enums.js';
+import { VolatilityStopLossLevelsType } from './shared-types.js';
 import type { PatternStatus, PatternType, Signal, StageLabel, StageNumber, StageStrength } from '../engine/document.js';
 import type { CalibrationMethod } from '../engine/evidence/calibration.js';
 

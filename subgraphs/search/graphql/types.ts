@@ -8,7 +8,7 @@ import { SafeIntResolver } from 'graphql-scalars';
 import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DateScalar, SecurityReference } from '../../platform/graphql-types.js';
 import { SignalEnum, StageEnum } from '../../analysis/graphql/enums.js';
-import type { Assert, Same } from '../../allocation/request/classes.js';
+import type { Assert, Same } from '../../platform/type-checks.js';
 import type { HuntMode } from '../engine/pagination.js';
 import type { ConcernType as ConcernKind, RecommendationType } from '../engine/types.js';
 
