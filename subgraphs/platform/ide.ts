@@ -1,7 +1,7 @@
 /**
  * The GraphQL IDE of an origin: GraphiQL at `GET /graphql` for a browser (Accept prefers text/html, no
- * `query` or `extensions` parameter), every file it needs served by the origin itself under
- * IDE_ASSET_PREFIX. Nothing is loaded from anywhere else: GraphiQL, React and ReactDOM come from the
+ * `query`, `extensions` or `documentId` parameter), every file it needs served by the origin itself
+ * under IDE_ASSET_PREFIX. Nothing is loaded from anywhere else: GraphiQL, React and ReactDOM come from the
  * pinned npm packages (read once per process), GraphiQL's stylesheet embeds its fonts and icons as
  * data: URLs, and the page's Content-Security-Policy (PAGE_CSP) allows this origin only.
  *
@@ -142,9 +142,12 @@ export function prefersHtml(accept: string | undefined): boolean {
   });
 }
 
+/** Parameters by which a GET names an operation: its text, a persisted query's hash, a trusted document's id. */
+const OPERATION_PARAMETERS = ['query', 'extensions', 'documentId'] as const;
+
 /** A browser opening the endpoint: a GET preferring HTML that carries no GraphQL operation. */
 export function wantsIde(request: FastifyRequest, search: URLSearchParams): boolean {
-  return request.method === 'GET' && !search.has('query') && !search.has('extensions') && prefersHtml(request.headers.accept);
+  return request.method === 'GET' && !OPERATION_PARAMETERS.some((name) => search.has(name)) && prefersHtml(request.headers.accept);
 }
 
 /**

@@ -158,6 +158,15 @@ describe('outside production (GRAPHQL_IDE defaults to on)', () => {
     expect(post.body).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it.each(['analysis', 'gateway'] as const)('%s: a browser GET naming a trusted document (?documentId=) gets GraphQL, not the IDE', async (origin) => {
+    const res = await request(`${base(origin)}/graphql?documentId=${encodeURIComponent(`sha256:${'0'.repeat(64)}`)}`, {
+      headers: { accept: BROWSER_ACCEPT, 'apollo-require-preflight': 'true' },
+    });
+    expect(res.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json/);
+    expect(res.text).not.toMatch(/<html/i);
+    expect(Array.isArray((res.body as { errors?: unknown }).errors)).toBe(true);
+  });
+
   it('a GraphQL GET without the CSRF header, or a client that does not prefer HTML, still gets GraphQL (no page)', async () => {
     const navigated = await request(`${base('analysis')}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: BROWSER_ACCEPT } });
     expect(navigated.status).toBe(400);
