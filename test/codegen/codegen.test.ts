@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import ts from 'typescript';
 import { apiSchemaSdl } from '../../codegen.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { runToExit } from '../helpers/child.js';
+import { strictTypeErrors } from '../helpers/typecheck.js';
 
 const committed = path.join(PROJECT_ROOT, 'examples/generated');
 const CODEGEN_BIN = path.join(PROJECT_ROOT, 'node_modules/.bin/graphql-codegen');
@@ -83,12 +83,7 @@ function clientErrors(files: Map<string, string>): string[] {
     }
     const client = path.join(dir, 'client.ts');
     fs.copyFileSync(path.join(PROJECT_ROOT, 'examples/client.ts'), client);
-    const program = ts.createProgram([client], {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
+    return strictTypeErrors(client, {
       lib: ['lib.es2023.d.ts'],
       types: ['node'],
       typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')],
@@ -97,7 +92,6 @@ function clientErrors(files: Map<string, string>): string[] {
       paths: { '*': [path.join(PROJECT_ROOT, 'node_modules/*')] },
       skipLibCheck: true,
     });
-    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -12,11 +12,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import ts from 'typescript';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
+import { strictTypeErrors } from '../helpers/typecheck.js';
 
 /** The client's source (a .txt: it compiles only beside the generated types, not in the project's own build). */
 const CLIENT = path.join(PROJECT_ROOT, 'test', 'fixtures', 'openapi-client', 'client.ts.txt');
@@ -49,19 +49,7 @@ async function typeCheck(docs: Record<'analysis' | 'allocation', object>): Promi
   }
   const client = path.join(dir, 'client.ts');
   fs.copyFileSync(CLIENT, client);
-  const program = ts.createProgram([client], {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-    types: [],
-  });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file && d.start !== undefined ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1} ` : '';
-    return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-  });
+  return strictTypeErrors(client, { lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] });
 }
 
 it('the client type-checks (--strict) against the types generated from the served documents', async () => {
