@@ -9,7 +9,7 @@
  * token pasted in the Headers editor goes with them and is not stored by the browser.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CSS_TYPE, escapeHtml, HTML_TYPE, JS_TYPE, packageFile, PAGE_CSP, pageAsset, servePageAssets, type PageAsset } from './page-assets.js';
+import { CSS_TYPE, escapeHtml, htmlPage, JS_TYPE, once, packageFile, pageAsset, sendPage, servePageAssets } from './page-assets.js';
 
 export interface GraphqlIdeOptions {
   /** Serve the IDE (config GRAPHQL_IDE); when false, /graphql answers browsers as any GraphQL GET. */
@@ -19,7 +19,7 @@ export interface GraphqlIdeOptions {
 }
 
 /** Where the IDE's files are served (platform/page-assets.ts: hashed URLs, cached for good). */
-export const IDE_ASSET_PREFIX = '/graphql/ide';
+const IDE_ASSET_PREFIX = '/graphql/ide';
 
 /** Lays the IDE over the whole window. */
 const IDE_CSS = 'html, body, #graphiql { height: 100%; margin: 0; }\n';
@@ -43,52 +43,19 @@ const IDE_JS = `'use strict';
 /** Shown above the origin's default operation in a new IDE. */
 const HEADERS_HINT = '# A partner token goes in Headers (below), e.g. {"Authorization": "Bearer <token>"}.\n# Run with Ctrl-Enter.\n';
 
-interface IdeAssets {
-  graphiqlCss: PageAsset;
-  ideCss: PageAsset;
-  react: PageAsset;
-  reactDom: PageAsset;
-  graphiql: PageAsset;
-  ideJs: PageAsset;
-}
-
-let assets: IdeAssets | undefined;
-
-/** The IDE's files, read once per process (the origins of one process share them). */
-function ideAssets(): IdeAssets {
-  assets ??= {
-    graphiqlCss: pageAsset(IDE_ASSET_PREFIX, 'graphiql.min.css', CSS_TYPE, packageFile('graphiql', 'graphiql.min.css')),
-    ideCss: pageAsset(IDE_ASSET_PREFIX, 'ide.css', CSS_TYPE, IDE_CSS),
-    react: pageAsset(IDE_ASSET_PREFIX, 'react.production.min.js', JS_TYPE, packageFile('react', 'umd/react.production.min.js')),
-    reactDom: pageAsset(IDE_ASSET_PREFIX, 'react-dom.production.min.js', JS_TYPE, packageFile('react-dom', 'umd/react-dom.production.min.js')),
-    graphiql: pageAsset(IDE_ASSET_PREFIX, 'graphiql.min.js', JS_TYPE, packageFile('graphiql', 'graphiql.min.js')),
-    ideJs: pageAsset(IDE_ASSET_PREFIX, 'ide.js', JS_TYPE, IDE_JS),
-  };
-  return assets;
-}
-
-function idePage(title: string, endpoint: string, defaultQuery: string): string {
-  const a = ideAssets();
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${a.graphiqlCss.url}">
-<link rel="stylesheet" href="${a.ideCss.url}">
-</head>
-<body>
-<div id="graphiql" data-endpoint="${escapeHtml(endpoint)}" data-default-query="${escapeHtml(defaultQuery)}">Loading the GraphQL IDE…</div>
-<script src="${a.react.url}"></script>
-<script src="${a.reactDom.url}"></script>
-<script src="${a.graphiql.url}"></script>
-<script src="${a.ideJs.url}"></script>
-</body>
-</html>
-`;
-}
+/** The IDE's files, read once per process. */
+const ideAssets = once(() => ({
+  stylesheets: [
+    pageAsset(IDE_ASSET_PREFIX, 'graphiql.min.css', CSS_TYPE, packageFile('graphiql', 'graphiql.min.css')),
+    pageAsset(IDE_ASSET_PREFIX, 'ide.css', CSS_TYPE, IDE_CSS),
+  ],
+  scripts: [
+    pageAsset(IDE_ASSET_PREFIX, 'react.production.min.js', JS_TYPE, packageFile('react', 'umd/react.production.min.js')),
+    pageAsset(IDE_ASSET_PREFIX, 'react-dom.production.min.js', JS_TYPE, packageFile('react-dom', 'umd/react-dom.production.min.js')),
+    pageAsset(IDE_ASSET_PREFIX, 'graphiql.min.js', JS_TYPE, packageFile('graphiql', 'graphiql.min.js')),
+    pageAsset(IDE_ASSET_PREFIX, 'ide.js', JS_TYPE, IDE_JS),
+  ],
+}));
 
 /** One media range of an Accept header. */
 interface AcceptRange {
@@ -155,7 +122,14 @@ export function wantsIde(request: FastifyRequest, search: URLSearchParams): bool
  * routes are hidden from the OpenAPI document.
  */
 export function registerIde(app: FastifyInstance, options: { title: string; endpoint: string; defaultQuery?: string }): (reply: FastifyReply) => FastifyReply {
-  servePageAssets(app, Object.values(ideAssets()));
-  const page = idePage(options.title, options.endpoint, HEADERS_HINT + (options.defaultQuery ?? '{ __typename }\n'));
-  return (reply) => reply.header('cache-control', 'no-cache').header('content-security-policy', PAGE_CSP).type(HTML_TYPE).send(page);
+  const assets = ideAssets();
+  servePageAssets(app, [...assets.stylesheets, ...assets.scripts]);
+  const defaultQuery = HEADERS_HINT + (options.defaultQuery ?? '{ __typename }\n');
+  const page = htmlPage({
+    title: options.title,
+    stylesheets: assets.stylesheets,
+    body: `<div id="graphiql" data-endpoint="${escapeHtml(options.endpoint)}" data-default-query="${escapeHtml(defaultQuery)}">Loading the GraphQL IDE…</div>`,
+    scripts: assets.scripts,
+  });
+  return (reply) => sendPage(reply, page);
 }

@@ -11,11 +11,11 @@
  * another URL, and the page's Content-Security-Policy allows this origin only.
  */
 import type { FastifyInstance } from 'fastify';
-import { CSS_TYPE, escapeHtml, HTML_TYPE, JS_TYPE, packageFile, PAGE_CSP, pageAsset, servePageAssets, type PageAsset } from './page-assets.js';
+import { OPENAPI_PATH } from './openapi.js';
+import { CSS_TYPE, htmlPage, JS_TYPE, once, packageFile, pageAsset, sendPage, servePageAssets } from './page-assets.js';
 
-export const REFERENCE_PATH = '/docs';
-/** The document the page renders. */
-export const OPENAPI_PATH = '/openapi.json';
+const REFERENCE_PATH = '/docs';
+const ASSET_PREFIX = `${REFERENCE_PATH}/static`;
 
 /** Renders the document named by #swagger-ui's data-url, without Swagger UI's top bar or validator. */
 const REFERENCE_JS = `'use strict';
@@ -32,50 +32,24 @@ const REFERENCE_JS = `'use strict';
 })();
 `;
 
-interface ReferenceAssets {
-  css: PageAsset;
-  bundle: PageAsset;
-  start: PageAsset;
-}
-
-let assets: ReferenceAssets | undefined;
-
 /** Swagger UI's files, read once per process. */
-function referenceAssets(): ReferenceAssets {
-  const prefix = `${REFERENCE_PATH}/static`;
-  assets ??= {
-    css: pageAsset(prefix, 'swagger-ui.css', CSS_TYPE, packageFile('@fastify/swagger-ui', 'static/swagger-ui.css')),
-    bundle: pageAsset(prefix, 'swagger-ui-bundle.js', JS_TYPE, packageFile('@fastify/swagger-ui', 'static/swagger-ui-bundle.js')),
-    start: pageAsset(prefix, 'reference.js', JS_TYPE, REFERENCE_JS),
-  };
-  return assets;
-}
-
-function referencePage(title: string): string {
-  const a = referenceAssets();
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${a.css.url}">
-</head>
-<body>
-<div id="swagger-ui" data-url="${OPENAPI_PATH}">Loading the API reference…</div>
-<script src="${a.bundle.url}"></script>
-<script src="${a.start.url}"></script>
-</body>
-</html>
-`;
-}
+const referenceAssets = once(() => ({
+  stylesheets: [pageAsset(ASSET_PREFIX, 'swagger-ui.css', CSS_TYPE, packageFile('@fastify/swagger-ui', 'static/swagger-ui.css'))],
+  scripts: [
+    pageAsset(ASSET_PREFIX, 'swagger-ui-bundle.js', JS_TYPE, packageFile('@fastify/swagger-ui', 'static/swagger-ui-bundle.js')),
+    pageAsset(ASSET_PREFIX, 'reference.js', JS_TYPE, REFERENCE_JS),
+  ],
+}));
 
 /** Registers /docs and its files, all hidden from the OpenAPI document. */
 export function registerReferencePage(app: FastifyInstance, options: { name: string }): void {
-  const page = referencePage(`${options.name} API reference`);
-  servePageAssets(app, Object.values(referenceAssets()));
-  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.header('cache-control', 'no-cache').header('content-security-policy', PAGE_CSP).type(HTML_TYPE).send(page),
-  );
+  const assets = referenceAssets();
+  servePageAssets(app, [...assets.stylesheets, ...assets.scripts]);
+  const page = htmlPage({
+    title: `${options.name} API reference`,
+    stylesheets: assets.stylesheets,
+    body: `<div id="swagger-ui" data-url="${OPENAPI_PATH}">Loading the API reference…</div>`,
+    scripts: assets.scripts,
+  });
+  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_request, reply) => sendPage(reply, page));
 }

@@ -1,15 +1,16 @@
 /**
  * Pages for people on every origin, over real HTTP: the GraphQL IDE at GET /graphql for a browser
- * (platform/ide.ts), its files served by the origin, GraphQL GET and POST unchanged, the IDE off in
+ * (platform/ide.ts), its files served by the origin (br or gzip as Accept-Encoding asks, compressed once
+ * by platform/page-assets.ts and never again by the compression plugin), GraphQL GET and POST unchanged, the IDE off in
  * production unless GRAPHQL_IDE=true; and the API reference at /docs (platform/reference-page.ts),
  * which renders the origin's own /openapi.json in every environment. (The browser test,
  * test/e2e/browser-ide.test.ts, shows both pages render and reach nothing but their origin.)
  */
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { prefersHtml } from '../../subgraphs/platform/ide.js';
+import { packageFile } from '../../subgraphs/platform/page-assets.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, graphql, request } from '../helpers/http.js';
@@ -29,9 +30,18 @@ const PRODUCTION = {
   ANALYZE_ON_START: 'false',
 };
 
-const require = createRequire(import.meta.url);
-function packageFile(pkg: string, file: string): Buffer {
-  return fs.readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file));
+/** A GET with exactly the given headers (fetch would add its own Accept-Encoding), its body as sent. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
 
 async function openIde(base: string): Promise<Response> {
@@ -85,6 +95,7 @@ describe('outside production (GRAPHQL_IDE defaults to on)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toMatch(/default-src 'none'/);
     expect(csp).toMatch(/script-src 'self'(;|$)/);
@@ -106,7 +117,7 @@ describe('outside production (GRAPHQL_IDE defaults to on)', () => {
     expect(Object.keys(res.body.data ?? {}).length).toBeGreaterThan(0);
   });
 
-  it('serves GraphiQL, React and ReactDOM from the installed packages, cached for good, compressed on request', async () => {
+  it('serves GraphiQL, React and ReactDOM from the installed packages, cached for good, not sniffed', async () => {
     const html = await (await openIde(base('gateway'))).text();
     const urls = assetUrls(html);
     const expected: Array<[string, string, Buffer | null]> = [
@@ -125,15 +136,53 @@ describe('outside production (GRAPHQL_IDE defaults to on)', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(type);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       const body = Buffer.from(await res.arrayBuffer());
       if (bytes) expect(body.equals(bytes)).toBe(true);
       else expect(body.length).toBeGreaterThan(0);
     }
-    // fetch asks for gzip/br and decodes it; the header says it was compressed.
-    const big = await fetch(`${base('gateway')}${urls[4]}`, { headers: { 'accept-encoding': 'br' } });
-    expect(big.headers.get('content-encoding')).toBe('br');
     // The stylesheet's fonts and icons are embedded: it names no other server.
     expect(packageFile('graphiql', 'graphiql.min.css').toString('utf8')).not.toMatch(/url\(\s*['"]?(https?:)?\/\//);
+  });
+
+  it.each([
+    ['br', 'br', zlib.brotliDecompressSync],
+    ['gzip', 'gzip', zlib.gunzipSync],
+    ['gzip;q=0.5, br', 'br', zlib.brotliDecompressSync],
+    ['br;q=0.5, gzip', 'gzip', zlib.gunzipSync],
+    ['*', 'br', zlib.brotliDecompressSync],
+  ])('an asset asked for with Accept-Encoding %s comes %s-encoded, once, decoding to the package file', async (acceptEncoding, encoding, decode) => {
+    const urls = assetUrls(await (await openIde(base('analysis'))).text());
+    const graphiql = packageFile('graphiql', 'graphiql.min.js');
+    // Twice: the first request compresses, the second is sent what was kept.
+    for (let i = 0; i < 2; i++) {
+      const res = await rawGet(`${base('analysis')}${urls[4]}`, { 'accept-encoding': acceptEncoding });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      // Decoded once it is the file itself: the compression plugin did not encode it a second time.
+      expect(decode(res.raw).equals(graphiql)).toBe(true);
+    }
+  });
+
+  it.each<Record<string, string>>([{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'br;q=0, gzip;q=0' }, { 'accept-encoding': 'deflate' }])(
+    'an asset asked for with %j comes as the package file itself',
+    async (headers) => {
+      const urls = assetUrls(await (await openIde(base('analysis'))).text());
+      const res = await rawGet(`${base('analysis')}${urls[0]}`, headers);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+      expect(res.raw.equals(packageFile('graphiql', 'graphiql.min.css'))).toBe(true);
+    },
+  );
+
+  it("the API reference's Swagger UI bundle comes br-encoded, decoding to the package file", async () => {
+    const urls = assetUrls(await (await fetch(`${base('search')}/docs`)).text());
+    const res = await rawGet(`${base('search')}${urls[1]}`, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(res.raw).equals(packageFile('@fastify/swagger-ui', 'static/swagger-ui-bundle.js'))).toBe(true);
   });
 
   it('the same asset URLs on every origin of a process; another hash or name is an unknown route', async () => {
@@ -183,6 +232,7 @@ describe('outside production (GRAPHQL_IDE defaults to on)', () => {
     const res = await fetch(`${base(origin)}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toMatch(/default-src 'none'/);
     expect(csp).not.toMatch(/unsafe|https?:/);
