@@ -149,7 +149,7 @@ class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
     }
     if (answer.status >= 500) throw this.unavailable();
     const parsed: unknown = isJson(answer.contentType) ? parseJson(answer.body) : answer.body;
-    if (answer.status < 200 || answer.status >= 300) throw keepRateLimitStatus(refusal(answer, parsed), answer);
+    if (answer.status < 200 || answer.status >= 300) throw keepRateLimitStatus(refusal(this.subgraph, answer, parsed), answer);
     // An answer that is not a GraphQL response (a proxy's page, say) is no usable answer either.
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw this.unavailable();
     return parsed as SubgraphResponse;
@@ -170,19 +170,24 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A subgraph's 4xx as the caller's error: its first GraphQL error, its REST error, or the bare status. */
-function refusal(answer: SubgraphAnswer, parsed: unknown): GraphQLError {
+/**
+ * A subgraph's 4xx as the caller's error: its first GraphQL error, its REST error, or the bare status.
+ * It names the subgraph (serviceName) as @apollo/gateway names the errors of a 200 answer, so the
+ * caller gets it as that subgraph's error (formatGraphqlError): a registry code such as UNAUTHENTICATED
+ * or RATE_LIMITED as it is, any other code as DOWNSTREAM_SERVICE_ERROR.
+ */
+function refusal(serviceName: string, answer: SubgraphAnswer, parsed: unknown): GraphQLError {
   const body = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as RelayedBody;
   const first = body.errors?.[0];
   if (first && typeof first.message === 'string') {
-    return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [] } });
+    return new GraphQLError(first.message, { extensions: { code: first.extensions?.code, details: first.extensions?.details ?? [], serviceName } });
   }
   if (typeof body.error === 'string' && typeof body.code === 'string' && body.code in ERROR_CODES) {
     const details = [...(Array.isArray(body.details) ? body.details : []), ...(answer.retryAfter ? [{ field: 'retry_after_seconds', message: answer.retryAfter }] : [])];
-    return new GraphQLError(body.error, { extensions: { code: body.code, details } });
+    return new GraphQLError(body.error, { extensions: { code: body.code, details, serviceName } });
   }
   const code = answer.status === 401 ? 'UNAUTHENTICATED' : answer.status === 403 ? 'FORBIDDEN' : undefined;
-  return new GraphQLError(`${answer.status}: ${answer.statusText}`, { extensions: { code } });
+  return new GraphQLError(`${answer.status}: ${answer.statusText}`, { extensions: { code, serviceName } });
 }
 
 /**
@@ -203,58 +208,88 @@ const RELOAD_DEBOUNCE_MS = 100;
  * Checks a supergraph before the gateway takes it: the SDL must parse and be a valid Federation 2
  * supergraph. Returns the names of its subgraphs; throws with the reason otherwise.
  */
-export function checkSupergraph(sdl: string): string[] {
+function checkSupergraph(sdl: string): string[] {
   return [...Supergraph.build(sdl).subgraphs().names()];
 }
 
 /** The supergraph being served, for `GET /` and the reload log lines. */
 interface ServedSupergraph {
   subgraphs: string[];
-  /** Where reloads and refusals are logged (the origin's logger, once it exists). */
+  /** Where reloads and refusals are logged: the origin's logger, once it exists (attachLog). */
   log?: FastifyBaseLogger;
+  /** Lines written before the logger exists (a change while the origin starts), logged when it does. */
+  pending: Array<(log: FastifyBaseLogger) => void>;
+}
+
+function logLine(served: ServedSupergraph, write: (log: FastifyBaseLogger) => void): void {
+  if (served.log) write(served.log);
+  else served.pending.push(write);
+}
+
+function attachLog(served: ServedSupergraph, log: FastifyBaseLogger): void {
+  served.log = log;
+  for (const write of served.pending.splice(0)) write(log);
 }
 
 /**
  * @apollo/gateway's supergraph hook for a file: the file as it is at start (a bad one stops the start),
  * then, whenever the file changes, its new text if it is a valid supergraph. A file that cannot be
- * read, parsed or built as a supergraph is refused with an error log line and the gateway keeps
- * serving the previous one. The directory is watched, not the file, and any change in it rereads the
- * file (an unchanged text is ignored): a file replaced by a rename (an editor's save, `mv`) or behind a
- * swapped symlink (a Kubernetes ConfigMap volume) is seen too.
+ * read, parsed or built as a supergraph is refused with an error log line (once per text) and the
+ * gateway keeps serving the previous one. The directory is watched, not the file, and any change in
+ * it rereads the file (an unchanged text is ignored): a file replaced by a rename (an editor's save,
+ * `mv`) or behind a swapped symlink (a Kubernetes ConfigMap volume) is seen too. The watch starts
+ * before the first read, so a change made while the gateway starts is not missed.
  */
 function supergraphFile(file: string, served: ServedSupergraph): SupergraphSdlHook {
   return async ({ update }) => {
-    let current = fs.readFileSync(file, 'utf8');
-    served.subgraphs = checkSupergraph(current);
-    /** The last text refused: refused once, logged once (other files of the directory may change meanwhile). */
+    let current = '';
+    /** The last text checkSupergraph refused: refused once, logged once (other files of the directory may change meanwhile). */
     let refused: string | undefined;
+    /** Set by cleanup (the gateway stopping): a pending reload then does nothing. */
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
     const reload = () => {
+      if (stopped) return;
       let sdl: string | undefined;
       let subgraphs: string[];
       try {
         sdl = fs.readFileSync(file, 'utf8');
         if (sdl === current || sdl === refused) return;
         subgraphs = checkSupergraph(sdl);
-        update(sdl);
       } catch (err) {
         refused = sdl;
-        served.log?.error({ supergraph: file, reason: (err as Error).message }, 'supergraph refused; the previous one is still served');
+        logLine(served, (log) => log.error({ supergraph: file, reason: (err as Error).message }, 'supergraph refused; the previous one is still served'));
+        return;
+      }
+      try {
+        update(sdl);
+      } catch (err) {
+        // The gateway did not take a valid supergraph (it is stopping, say): not remembered, so the
+        // next change tries it again.
+        if (!stopped) logLine(served, (log) => log.error({ supergraph: file, reason: (err as Error).message }, 'supergraph not taken; the previous one is still served'));
         return;
       }
       current = sdl;
       refused = undefined;
       served.subgraphs = subgraphs;
-      served.log?.info({ supergraph: file, subgraphs }, 'supergraph reloaded');
+      logLine(served, (log) => log.info({ supergraph: file, subgraphs }, 'supergraph reloaded'));
     };
-    let timer: NodeJS.Timeout | undefined;
     const watcher = fs.watch(path.dirname(file), () => {
       clearTimeout(timer);
-      timer = setTimeout(reload, RELOAD_DEBOUNCE_MS);
+      if (!stopped) timer = setTimeout(reload, RELOAD_DEBOUNCE_MS);
     });
-    watcher.on('error', (err) => served.log?.error({ supergraph: file, reason: err.message }, 'supergraph watch failed; changes to the file are no longer seen'));
+    watcher.on('error', (err) => logLine(served, (log) => log.error({ supergraph: file, reason: err.message }, 'supergraph watch failed; changes to the file are no longer seen')));
+    try {
+      current = fs.readFileSync(file, 'utf8');
+      served.subgraphs = checkSupergraph(current);
+    } catch (err) {
+      watcher.close();
+      throw err;
+    }
     return {
       supergraphSdl: current,
       cleanup: async () => {
+        stopped = true;
         clearTimeout(timer);
         watcher.close();
       },
@@ -295,7 +330,7 @@ export function createGateway(options: {
  * (SUPERGRAPH_PATH or the committed one), reloaded when it changes.
  */
 export async function buildGatewayOrigin(config: Config, supergraphSdl?: string): Promise<FastifyInstance> {
-  const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl) };
+  const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl), pending: [] };
   // TRUSTED_DOCUMENTS: only the manifest's operations run. Read first, so a bad manifest stops the start
   // before anything else is built.
   const trusted = config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {};
@@ -332,6 +367,6 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
       ...trusted,
     },
   });
-  served.log = app.log;
+  attachLog(served, app.log);
   return app;
 }

@@ -5,7 +5,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { isConnectionError, unavailable } from './db.js';
-import { AppError, ERROR_CODES, type ErrorCode } from './errors.js';
+import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from './errors.js';
 
 /** The AppError a thrown value stands for (unwrapping GraphQL's wrapper), or null for anything else. */
 export function knownError(err: unknown): AppError | null {
@@ -30,18 +30,48 @@ const APOLLO_CODES: Partial<Record<string, ErrorCode>> = {
   INVALID_GRAPHQL: 'BAD_REQUEST', // @apollo/gateway: no operation to run (several without operationName, unknown name)
 };
 
+/** How much of a subgraph's `details` is relayed: entries, and characters per text. */
+const RELAYED_DETAILS_MAX = 20;
+const RELAYED_TEXT_MAX = 500;
+
 /**
- * An error a subgraph reported in its answer, as @apollo/gateway relays it (extensions.serviceName
- * names the subgraph), kept as the federation convention keeps it: its message, path and
- * serviceName, its code when the registry has it, else DOWNSTREAM_SERVICE_ERROR with the subgraph's
- * own code (if it gave one) as `downstreamCode`. The platform's subgraphs mask their internals before
- * answering; another team's subgraph answers for its own messages. Its other extensions (a stack
- * trace, say) are dropped.
+ * A subgraph's `details` as the registry's shape, `{field?, message}` strings only: another team's
+ * subgraph may put anything there (objects, stack traces, whole records), and none of it is read.
+ * Entries without a message text are dropped; counts and lengths are capped.
+ */
+function relayedDetails(details: unknown): ErrorDetail[] {
+  if (!Array.isArray(details)) return [];
+  const cap = (text: string) => text.slice(0, RELAYED_TEXT_MAX);
+  const out: ErrorDetail[] = [];
+  for (const entry of details as unknown[]) {
+    if (out.length === RELAYED_DETAILS_MAX) break;
+    const { field, message } = (entry !== null && typeof entry === 'object' ? entry : {}) as { field?: unknown; message?: unknown };
+    if (typeof message !== 'string') continue;
+    out.push(typeof field === 'string' ? { field: cap(field), message: cap(message) } : { message: cap(message) });
+  }
+  return out;
+}
+
+/**
+ * Codes that, from a subgraph, speak of the query the gateway's plan sent it, not of the caller's
+ * request (the gateway validated that one against the supergraph): a supergraph out of step with the
+ * subgraph, relayed as DOWNSTREAM_SERVICE_ERROR so the caller does not read it as its own mistake.
+ */
+const PLAN_QUERY_CODES: ReadonlySet<string> = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
+
+/**
+ * An error a subgraph reported (in a 200 answer, as @apollo/gateway relays it, or in a refusal, a 4xx,
+ * as the gateway's subgraph client does; extensions.serviceName names the subgraph), kept as the
+ * federation convention keeps it: its message, path and serviceName, its code when the registry has it
+ * (except PLAN_QUERY_CODES), else DOWNSTREAM_SERVICE_ERROR with the subgraph's own code (if it gave
+ * one) as `downstreamCode`, and its details reduced to the registry's shape (relayedDetails). The
+ * platform's subgraphs mask their internals before answering; another team's subgraph answers for its
+ * own messages. Its other extensions (a stack trace, say) are dropped.
  */
 function subgraphError(formatted: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
   const own = formatted.extensions?.code;
-  const details = Array.isArray(formatted.extensions?.details) ? formatted.extensions.details : [];
-  const registered = typeof own === 'string' && own in ERROR_CODES;
+  const details = relayedDetails(formatted.extensions?.details);
+  const registered = typeof own === 'string' && own in ERROR_CODES && !PLAN_QUERY_CODES.has(own);
   const extensions = registered
     ? { code: own, details, serviceName }
     : { code: 'DOWNSTREAM_SERVICE_ERROR', details, serviceName, ...(typeof own === 'string' && own !== '' ? { downstreamCode: own } : {}) };

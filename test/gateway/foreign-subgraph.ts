@@ -2,7 +2,8 @@
  * A subgraph the platform does not own: another team's "inventory" service, a real @apollo/subgraph
  * schema in Apollo Server's standalone HTTP server on port 0. Its resolvers fail the ways such a
  * service fails: a GraphQLError with its own code, one with a registry code, a plain Error (Apollo
- * Server answers INTERNAL_SERVER_ERROR with the message), and an error with no code at all.
+ * Server answers INTERNAL_SERVER_ERROR with the message), and an error with no code at all. Every error
+ * it answers carries its stack trace.
  *
  * It serves every field from the start; a supergraph may know only some of them (INVENTORY_V1_SDL)
  * or all (INVENTORY_V2_SDL), as when the team ships a field and the supergraph is composed again.
@@ -57,6 +58,9 @@ export async function startInventorySubgraph(): Promise<ForeignSubgraph> {
   const server = new ApolloServer({
     schema: buildSubgraphSchema({ typeDefs: parse(INVENTORY_V2_SDL), resolvers }),
     plugins: [ApolloServerPluginInlineTraceDisabled()],
+    // Its errors carry their stack traces (as a service in development mode sends them), whatever NODE_ENV
+    // says: the gateway must drop them.
+    includeStacktraceInErrorResponses: true,
     // A service that is not Apollo Server may send an error without any code: this one does for legacyCount.
     formatError: (formatted) => {
       if (formatted.message !== 'legacy backend said no') return formatted;

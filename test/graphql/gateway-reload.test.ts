@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { originEnv, startOrigins, type Origins } from '../helpers/child.js';
 import { graphql } from '../helpers/http.js';
-import { eventually } from '../helpers/time.js';
+import { eventually, scaled } from '../helpers/time.js';
 import { composeSupergraph, INVENTORY_V1_SDL, INVENTORY_V2_SDL, startInventorySubgraph, type ForeignSubgraph } from '../gateway/foreign-subgraph.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-supergraph-'));
@@ -68,4 +68,19 @@ it.each([
   expect(refusal()).toContain(file);
   expect(refusal()).toMatch(reason);
   expect(await answers('{ warehouse inventoryNote }', { warehouse: 'north', inventoryNote: 'inventory answers' })).toBe(true);
+});
+
+it('logs a refused supergraph once, not again at every other change in its directory', async () => {
+  const before = gateway.output().length;
+  const refusals = () => gateway.output().slice(before).split('\n').filter((l) => l.includes('supergraph refused')).length;
+  fs.writeFileSync(file, 'type Query { stock: Int }');
+  expect(await eventually(async () => refusals() === 1, 10_000)).toBe(true);
+  // Other files of the directory change, each well after the reload debounce: the file is reread each time.
+  for (const n of [1, 2]) {
+    fs.writeFileSync(path.join(dir, `neighbour-${n}.txt`), String(n));
+    await new Promise((resolve) => setTimeout(resolve, scaled(500)));
+  }
+  fs.writeFileSync(file, composeSupergraph([{ name: 'inventory', url: inventory.url, sdl: INVENTORY_V2_SDL }]));
+  expect(await eventually(() => answers('{ warehouse inventoryNote }', { warehouse: 'north', inventoryNote: 'inventory answers' }), 10_000)).toBe(true);
+  expect(refusals()).toBe(1);
 });

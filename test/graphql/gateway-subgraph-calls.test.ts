@@ -89,6 +89,41 @@ it("a subgraph's 401 is the caller's UNAUTHENTICATED, with its own message", asy
   expect(res.body.errors?.[0]).toMatchObject({ message: 'The token has expired', extensions: { code: 'UNAUTHENTICATED' } });
 });
 
+it("a subgraph's 4xx is that subgraph's error, relayed as the same error in a 200 is", async () => {
+  const error = { message: 'inventory offline', extensions: { code: 'INVENTORY_DOWN' } };
+  reply = { status: 200, body: JSON.stringify({ data: { security: null }, errors: [{ ...error, path: ['security'] }] }) };
+  const answered = await graphql(`${platform.urls.gateway}/graphql`, QUERY, { symbol: 'ACME' });
+  reply = { status: 400, body: JSON.stringify({ errors: [error] }) };
+  const refused = await graphql(`${platform.urls.gateway}/graphql`, QUERY, { symbol: 'ACME' });
+  const relayed = { message: 'inventory offline', extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', downstreamCode: 'INVENTORY_DOWN', serviceName: 'analysis', details: [] } };
+  expect(answered.body.errors?.[0]).toMatchObject(relayed);
+  expect(refused.body.errors?.[0]).toMatchObject(relayed);
+});
+
+it("a subgraph refusing the gateway's query as invalid is its failure, not the caller's GRAPHQL_VALIDATION_FAILED", async () => {
+  reply = { status: 400, body: JSON.stringify({ errors: [{ message: 'Cannot query field "name" on type "Security".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }) };
+  const res = await graphql(`${platform.urls.gateway}/graphql`, QUERY, { symbol: 'ACME' });
+  expect(res.body.errors?.[0].extensions).toEqual({ code: 'DOWNSTREAM_SERVICE_ERROR', downstreamCode: 'GRAPHQL_VALIDATION_FAILED', serviceName: 'analysis', details: [] });
+});
+
+it("a subgraph's details are relayed as field and message texts only, at most 20 of 500 characters", async () => {
+  const details = [
+    { field: 'sku', message: 'unknown sku', stacktrace: ['at inventory.js:12'], record: { secret: 'x' } },
+    { message: 'm'.repeat(2000) },
+    { field: 3, message: 'a field that is not text is dropped' },
+    { field: 'no message' },
+    'a bare string',
+    ...Array.from({ length: 30 }, (_, i) => ({ message: `more ${i}` })),
+  ];
+  reply = { status: 200, body: JSON.stringify({ data: { security: null }, errors: [{ message: 'bad sku', path: ['security'], extensions: { code: 'BAD_USER_INPUT', details } }] }) };
+  const res = await graphql(`${platform.urls.gateway}/graphql`, QUERY, { symbol: 'ACME' });
+  const relayed = res.body.errors?.[0].extensions?.details as unknown[];
+  expect(relayed).toHaveLength(20);
+  expect(relayed.slice(0, 3)).toEqual([{ field: 'sku', message: 'unknown sku' }, { message: 'm'.repeat(500) }, { message: 'a field that is not text is dropped' }]);
+  expect(relayed[3]).toEqual({ message: 'more 0' });
+  expect(res.text).not.toMatch(/inventory\.js|secret/);
+});
+
 it.each([
   ['a JSON string', '"<html>proxy page</html>"'],
   ['an HTML page', '<html>proxy page</html>'],

@@ -35,6 +35,10 @@ it('a subgraph code outside the registry: its message, DOWNSTREAM_SERVICE_ERROR,
 });
 
 it('a plain Error (Apollo Server says INTERNAL_SERVER_ERROR): its message, not the stack trace', async () => {
+  // The subgraph's own answer has the stack trace: the gateway is what drops it.
+  const raw = await graphql(inventory.url, '{ restock }');
+  expect(raw.text).toMatch(/stacktrace/);
+  expect(raw.text).toMatch(/\.(ts|js):\d+/);
   const res = await ask('{ restock }');
   expect(res.body.errors).toEqual([
     { message: 'restock queue jammed', path: ['restock'], extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', downstreamCode: 'INTERNAL_SERVER_ERROR', serviceName: 'inventory', details: [] } },
