@@ -6,7 +6,8 @@
  * page's own origin is aborted and recorded, and none may be. Content-Security-Policy violations and
  * page errors fail the test too (the policy allows the origin only).
  *
- * Needs /usr/bin/chromium (`.ci/run` installs it); skipped with the reason otherwise.
+ * Needs /usr/bin/chromium (`.ci/run` installs it): skipped with the reason otherwise, but failed under CI
+ * (CI set), where a missing browser is a broken setup rather than a reason to skip.
  */
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -18,6 +19,7 @@ import { eventually, scaled } from '../helpers/time.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI) throw new Error(`browser IDE tests cannot run under CI: ${CHROMIUM} is not installed (apt-get install chromium)`);
 if (!haveChromium) console.warn(`browser IDE tests skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
 const describeWithBrowser = haveChromium ? describe : describe.skip;
 
