@@ -15,6 +15,7 @@ import {
   PATTERN_TYPES,
   PUBLIC_RESULT_KEYS,
   SIGNALS,
+  STAGE_LABELS,
   STAGE_STRENGTHS,
   type AnalysisDocument,
   type AucInterval,
@@ -32,7 +33,6 @@ import {
   type RegimeDetail,
   type RiskParameters,
   type SataAttribute,
-  type StageLabel,
   type StagePayload,
   type TransitionProbabilities,
 } from '../subgraphs/analysis/engine/document.js';
@@ -57,7 +57,6 @@ const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) 
 type Schema = Record<string, unknown>;
 const numberOrNullable = nullable('number');
 const integerOrNullable = nullable('integer');
-const STAGE_LABELS = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'] as const satisfies readonly StageLabel[];
 const stageLabelOrNull = { type: ['string', 'null'], enum: [...STAGE_LABELS, null] } as const;
 /** An object keyed by the four stage labels, each value of `value`'s schema. */
 const byStage = (value: Schema, description: string) => ({

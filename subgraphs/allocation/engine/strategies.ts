@@ -4,7 +4,7 @@
  * blend softmax), the base softmax temperature, and the HYBRID_WEIGHTED blend opportunity search
  * rates ideas with. Pure.
  */
-import type { StageLabel } from '../../analysis/engine/document.js';
+import { STAGE_LABELS, type StageLabel } from '../../analysis/engine/document.js';
 import { type Book, bySymbol, clamp01, EPS, f4, type Name, nameOf, type Plan, pricesOf, type Ranking } from './book-model.js';
 import { finite } from './constraints.js';
 import type { AllocationStrategy, RiskSettings } from './risk-settings.js';
@@ -20,8 +20,6 @@ export const DEFAULT_STAGE_WEIGHTS: Readonly<Record<StageLabel, number>> = Objec
   'STAGE 3': 0.25,
   'STAGE 4': 0,
 });
-
-const STAGE_LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
 
 /** KELLY_CRITERION defaults: reward multiplier on b, and whether f* is halved. */
 export const DEFAULT_REWARD_MULTIPLIER = 1;

@@ -6,6 +6,7 @@
  * derived from the symbol's daily bars (and the universe index); a field is null only where the bars cannot
  * support it (too little history).
  */
+import type { Assert, Same } from '../../platform/type-checks.js';
 
 /** Bumped whenever a stored document's meaning changes; stored beside each document. */
 export const PIPELINE_VERSION = '1.1.0';
@@ -13,6 +14,10 @@ export const PIPELINE_VERSION = '1.1.0';
 export type StageNumber = 1 | 2 | 3 | 4;
 /** `STAGE 1` .. `STAGE 4`. */
 export type StageLabel = `STAGE ${StageNumber}`;
+/** Every stage label, in stage order (index = stage number - 1). */
+export const STAGE_LABELS = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'] as const satisfies readonly StageLabel[];
+/** Fails `tsc` when STAGE_LABELS misses a label. */
+export type StageLabelsComplete = Assert<Same<(typeof STAGE_LABELS)[number], StageLabel>>;
 export const STAGE_STRENGTHS = ['VERY_STRONG', 'STRONG', 'MODERATE', 'WEAK'] as const;
 export type StageStrength = (typeof STAGE_STRENGTHS)[number];
 

@@ -20,7 +20,7 @@
  * - Mergeable and plain: workers each count their symbols and send `toJSON()` (structured-clone friendly)
  *   to the main thread, which merges them; merging is order-independent.
  */
-import type { StageLabel, StageNumber, TransitionProbabilities } from './document.js';
+import { STAGE_LABELS, type StageLabel, type StageNumber, type TransitionProbabilities } from './document.js';
 import type { StageSeries } from './stage.js';
 import { upperBound } from './sorted.js';
 import { weekEndDate, type WeeklyBars } from './weekly.js';
@@ -49,7 +49,6 @@ interface PrefixIndex {
   prefix: Float64Array;
 }
 
-const LABELS: readonly StageLabel[] = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
 const WEEK_KEY = /^\d{4}-W\d{2}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -139,16 +138,16 @@ export class TransitionTable {
       const c = emptyRow();
       let rowTotal = 0;
       for (let j = 0; j < 4; j++) {
-        c[LABELS[j]] = prefix[base + i * 4 + j];
-        rowTotal += c[LABELS[j]];
+        c[STAGE_LABELS[j]] = prefix[base + i * 4 + j];
+        rowTotal += c[STAGE_LABELS[j]];
       }
       const p = emptyRow();
-      if (rowTotal > 0) for (let j = 0; j < 4; j++) p[LABELS[j]] = c[LABELS[j]] / rowTotal;
-      counts[LABELS[i]] = c;
-      matrix[LABELS[i]] = p;
+      if (rowTotal > 0) for (let j = 0; j < 4; j++) p[STAGE_LABELS[j]] = c[STAGE_LABELS[j]] / rowTotal;
+      counts[STAGE_LABELS[i]] = c;
+      matrix[STAGE_LABELS[i]] = p;
       total += rowTotal;
     }
-    const label = LABELS[current - 1];
+    const label = STAGE_LABELS[current - 1];
     return {
       current_stage: label,
       next_week: { ...matrix[label] },

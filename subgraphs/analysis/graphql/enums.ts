@@ -47,8 +47,6 @@ export type SharedEnumsMatchDomain = [
   Assert<Same<`${SignalEnum}`, Signal>>,
 ];
 
-export const STAGE_LABELS: readonly StageLabel[] = Object.values(StageEnum);
-
 /** A domain value that is one of an enum's values, or null (a stored document with another value). */
 export function enumValue<E extends string>(values: readonly E[], v: unknown): E | null {
   return typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as E) : null;

@@ -8,7 +8,7 @@ import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphq
 import type { Assert, Same } from '../../platform/type-checks.js';
 import type { RequestContext } from '../../platform/context.js';
 import { DateScalar } from '../../platform/graphql-types.js';
-import { STAGE_LABELS, enumValue } from './enums.js';
+import { enumValue } from './enums.js';
 import type { AnalysisService, JsonObject, Page, SnapshotView } from '../service.js';
 import {
   AnalysisModelType,
@@ -51,6 +51,7 @@ import {
   PATTERN_STATUSES,
   PATTERN_TYPES,
   SIGNALS,
+  STAGE_LABELS,
   STAGE_STRENGTHS,
   type EnhancedSignal,
   type IndicatorsBlock,

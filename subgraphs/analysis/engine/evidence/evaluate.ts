@@ -58,7 +58,7 @@
  * Randomness: every interval has its own generator stream under `seed`, assigned in a fixed order, so equal
  * rows and options give identical results.
  */
-import { PATTERN_TYPES, STAGE_STRENGTHS, type PatternType, type Signal } from '../document.js';
+import { PATTERN_TYPES, STAGE_LABELS, STAGE_STRENGTHS, type PatternType, type Signal } from '../document.js';
 import { createPrng } from '../prng.js';
 import { indexOfSorted } from '../sorted.js';
 import { HORIZON_DAYS as ML_HORIZON } from '../features.js';
@@ -361,7 +361,6 @@ function sortRows(rows: readonly EvaluationRow[]): EvaluationRow[] {
 // Levels and scores
 // ---------------------------------------------------------------------------------------------------------
 
-const STAGE_LEVELS = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'];
 const SIGNAL_LEVELS: readonly Signal[] = ['BUY', 'HOLD', 'SELL'];
 const DIRECTION_LEVELS = ['BULLISH', 'NEUTRAL', 'BEARISH'];
 const SMA_LEVELS = ['above', 'below'];
@@ -398,10 +397,10 @@ interface OutputSpec {
 function outputSpecs(rows: readonly EvaluationRow[], buckets: number): OutputSpec[] {
   const map = (f: (r: EvaluationRow) => string | null): Array<string | null> => rows.map(f);
   const specs: OutputSpec[] = [
-    { output: 'stage', levels: STAGE_LEVELS, levelOf: map((r) => (r.stage === null ? null : `STAGE ${r.stage}`)) },
+    { output: 'stage', levels: STAGE_LABELS, levelOf: map((r) => (r.stage === null ? null : `STAGE ${r.stage}`)) },
     {
       output: 'stage_strength',
-      levels: STAGE_LEVELS.flatMap((s) => STAGE_STRENGTHS.map((strength) => `${s} ${strength}`)),
+      levels: STAGE_LABELS.flatMap((s) => STAGE_STRENGTHS.map((strength) => `${s} ${strength}`)),
       levelOf: map((r) => (r.stage === null || r.stageStrength === null ? null : `STAGE ${r.stage} ${r.stageStrength}`)),
     },
     { output: 'signal', levels: SIGNAL_LEVELS, levelOf: map((r) => r.signal) },
