@@ -102,7 +102,7 @@ const APQ_CACHE_PREFIX = 'apq:';
  * Apollo Server's APQ cache answered from the manifest: a hash-only request finds its listed document,
  * and a registration (Apollo Server's `set` after a request with query and hash) changes nothing.
  */
-export function manifestApqCache(documents: TrustedDocuments): NonNullable<PersistedQueryOptions['cache']> {
+function manifestApqCache(documents: TrustedDocuments): NonNullable<PersistedQueryOptions['cache']> {
   return {
     async get(key) {
       return key.startsWith(APQ_CACHE_PREFIX) ? documents.get(key.slice(APQ_CACHE_PREFIX.length)) : undefined;
@@ -169,7 +169,7 @@ const STAND_IN = '{ __typename }';
  * its own (text, APQ hash, operation name, variables) and is refused there, before anything executes.
  * GraphQL Hive's Apollo Server plugin refuses unknown persisted documents the same way.
  */
-export function trustedDocumentsPlugin(documents: TrustedDocuments): ApolloServerPlugin<BaseContext> {
+function trustedDocumentsPlugin(documents: TrustedDocuments): ApolloServerPlugin<BaseContext> {
   const texts = new Set(documents.values());
   return {
     async requestDidStart({ request }) {

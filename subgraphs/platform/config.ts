@@ -188,6 +188,29 @@ function parseCorsOrigins(raw: string | undefined, production: boolean, problems
   return { kind: 'exact', origins };
 }
 
+/**
+ * SUBGRAPH_<NAME>_URL of each subgraph that has one (blank is unset): where a gateway routes it, and
+ * what `schema:compose` writes into a supergraph. Each must be an absolute http(s) URL; problems are
+ * reported by variable. The gateway origin and schema:compose both read them here.
+ */
+export function subgraphUrlsFromEnv(env: NodeJS.ProcessEnv, problems: string[]): Partial<Record<Subgraph, string>> {
+  const urls: Partial<Record<Subgraph, string>> = {};
+  for (const subgraph of SUBGRAPHS) {
+    const variable = `SUBGRAPH_${subgraph.toUpperCase()}_URL`;
+    const raw = env[variable]?.trim();
+    if (!raw) continue;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(raw).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol === 'http:' || protocol === 'https:') urls[subgraph] = raw;
+    else problems.push(`${variable} must be an http(s) URL (got "${raw}")`);
+  }
+  return urls;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const str = (name: string, fallback: string): string => {
@@ -345,15 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clockToleranceSeconds: int('OIDC_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
     },
     gateway: {
-      subgraphUrls: Object.fromEntries(
-        SUBGRAPHS.flatMap((s) => {
-          const name = `SUBGRAPH_${s.toUpperCase()}_URL`;
-          const url = opt(name);
-          if (url === undefined) return [];
-          if (!/^https?:\/\/[^/]/.test(url)) problems.push(`${name} must be an http(s) URL (got "${url}")`);
-          return [[s, url]];
-        }),
-      ) as Partial<Record<Subgraph, string>>,
+      subgraphUrls: subgraphUrlsFromEnv(env, problems),
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
       trustedDocumentsPath: opt('TRUSTED_DOCUMENTS') === undefined ? undefined : path.resolve(str('TRUSTED_DOCUMENTS', '')),

@@ -14,10 +14,10 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-compose-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** The compose script with only these routing variables set (none of the surrounding run's). */
-function compose(args: string[], urls: Record<string, string> = {}) {
+function compose(args: string[], urls: Record<string, string> = {}, options: { cwd?: string; env?: Record<string, string> } = {}) {
   if (!fs.existsSync(COMPOSE_JS)) throw new Error(`${COMPOSE_JS} is missing: run npm run build (npm test does)`);
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^SUBGRAPH_\w+_URL$/.test(name)));
-  return runToExit(process.execPath, [COMPOSE_JS, ...args], { env: { ...env, ...urls } });
+  return runToExit(process.execPath, [COMPOSE_JS, ...args], { env: { ...env, ...options.env, ...urls }, cwd: options.cwd });
 }
 
 it('routes each subgraph to its SUBGRAPH_<NAME>_URL and writes the file --out names', async () => {
@@ -41,4 +41,12 @@ it('refuses a routing URL that is not http(s), naming the variable', async () =>
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
   expect(run.stderr).toContain('SUBGRAPH_ALLOCATION_URL must be an http(s) URL (got "allocation:8082")');
+});
+
+it('writes a relative --out under the working directory, as SUPERGRAPH_PATH is read (not npm\'s INIT_CWD)', async () => {
+  const elsewhere = path.join(dir, 'elsewhere');
+  const run = await compose(['--out', 'relative/supergraph.graphql'], {}, { cwd: dir, env: { INIT_CWD: elsewhere } });
+  expect(run.code).toBe(0);
+  expect(fs.readFileSync(path.join(dir, 'relative', 'supergraph.graphql'), 'utf8')).toBe(fs.readFileSync(path.join(PROJECT_ROOT, 'schema', 'supergraph.graphql'), 'utf8'));
+  expect(fs.existsSync(elsewhere)).toBe(false);
 });
