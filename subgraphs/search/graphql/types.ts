@@ -9,6 +9,7 @@ import { Directive, Field, Float, ID, Int, ObjectType, registerEnumType } from '
 import { DateScalar, SecurityReference } from '../../platform/graphql-types.js';
 import { SignalEnum, StageEnum } from '../../analysis/graphql/enums.js';
 import type { Assert, Same } from '../../platform/type-checks.js';
+import type { Signal, StageLabel } from '../../analysis/engine/document.js';
 import type { HuntMode } from '../engine/pagination.js';
 import type { ConcernType as ConcernKind, RecommendationType } from '../engine/types.js';
 
@@ -64,10 +65,10 @@ export class IdeaType {
   signalQuality!: number;
 
   @Field(() => StageEnum, { nullable: true })
-  stage!: string | null;
+  stage!: StageLabel | null;
 
   @Field(() => SignalEnum, { nullable: true })
-  signal!: string | null;
+  signal!: Signal | null;
 
   @Field(() => SafeIntResolver)
   shares!: number;
@@ -145,10 +146,10 @@ export class HuntRecommendationType {
   currentWeight!: number;
 
   @Field(() => StageEnum, { nullable: true })
-  stage!: string | null;
+  stage!: StageLabel | null;
 
   @Field(() => SignalEnum, { nullable: true })
-  signal!: string | null;
+  signal!: Signal | null;
 
   @Field(() => SafeIntResolver, { description: 'Shares to buy (positive) or sell (negative)' })
   suggestedShareChange!: number;
@@ -286,10 +287,10 @@ export class SuitabilityAnalysisType {
   signalQuality!: number;
 
   @Field(() => StageEnum, { nullable: true })
-  stage!: string | null;
+  stage!: StageLabel | null;
 
   @Field(() => SignalEnum, { nullable: true })
-  signal!: string | null;
+  signal!: Signal | null;
 
   @Field(() => Boolean)
   eligible!: boolean;
