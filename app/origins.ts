@@ -33,11 +33,16 @@ export interface OriginDeps {
   db: Db;
 }
 
-/** The operation the GraphQL IDE of each origin opens with: one that runs without a token. */
-function ideQuery(deps: OriginDeps, origin: Subgraph): string {
+/**
+ * The operation the GraphQL IDE of each origin opens with: one that runs there without a token. The
+ * gateway's is here too (gateway/gateway.ts imports it), so the IDEs' opening operations have one home.
+ */
+export function ideQuery(origin: Subgraph | 'gateway', demoSymbol: string): string {
   switch (origin) {
+    case 'gateway':
+      return `# The demo symbol's analysis (public fields without a token)\n{\n  security(symbol: "${demoSymbol}") {\n    symbol\n    name\n    analysis {\n      analysisDate\n      stage\n      stageStrength\n      price\n    }\n  }\n}\n`;
     case 'analysis':
-      return `# The demo symbol's analysis (public fields without a token)\n{\n  analysis(symbol: "${deps.config.demo.symbol}") {\n    symbol\n    analysisDate\n    stage\n    stageStrength\n    price\n  }\n}\n`;
+      return `# The demo symbol's analysis (public fields without a token)\n{\n  analysis(symbol: "${demoSymbol}") {\n    symbol\n    analysisDate\n    stage\n    stageStrength\n    price\n  }\n}\n`;
     case 'allocation':
       return '{\n  allocationStrategies {\n    name\n    description\n  }\n  allocationLimits {\n    minTotalCapital\n  }\n}\n';
     case 'search':
@@ -47,7 +52,7 @@ function ideQuery(deps: OriginDeps, origin: Subgraph): string {
 
 function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, health: HealthPolicy, root?: () => Record<string, unknown>) {
   return {
-    graphqlIde: { enabled: deps.config.graphqlIde, defaultQuery: ideQuery(deps, origin) },
+    graphqlIde: { enabled: deps.config.graphqlIde, defaultQuery: ideQuery(origin, deps.config.demo.symbol) },
     rateLimit: originRateLimit(deps.config, origin, callerKey(authenticate)),
     trustProxy: deps.config.trustProxy,
     corsOrigins: deps.config.corsOrigins,

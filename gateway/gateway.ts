@@ -13,6 +13,7 @@ import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOpt
 import { Supergraph } from '@apollo/federation-internals';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
+import { ideQuery } from '../app/origins.js';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
@@ -354,7 +355,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
     rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    graphqlIde: { enabled: config.graphqlIde, defaultQuery: `# The demo symbol's analysis (public fields without a token)\n{\n  security(symbol: "${config.demo.symbol}") {\n    symbol\n    name\n    analysis {\n      analysisDate\n      stage\n      stageStrength\n      price\n    }\n  }\n}\n` },
+    graphqlIde: { enabled: config.graphqlIde, defaultQuery: ideQuery('gateway', config.demo.symbol) },
     graphql: {
       gateway,
       limits: config.graphqlLimits,
