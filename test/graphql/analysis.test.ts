@@ -11,7 +11,7 @@ import { presentSnapshot } from '../../subgraphs/analysis/engine/evidence/presen
 import { evidenceTableFor } from '../../subgraphs/analysis/evidence-states.js';
 import { PUBLIC_PRESENTED_KEYS } from '../../subgraphs/analysis/service.js';
 import { runAnalysis } from '../../subgraphs/analysis/pipeline.js';
-import { latestSnapshot, snapshotOn, upsertSecurities } from '../../subgraphs/analysis/store.js';
+import { latestSnapshot, snapshotOn, upsertSecurities, upsertSnapshots } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
@@ -387,5 +387,35 @@ describe('analysisRun: the latest pipeline run and its model figures (public)', 
       // One year of demo history is shorter than the first walk-forward window: no model yet, and it says so.
       model: null,
     });
+  });
+});
+
+describe('a stored document whose nested enum field holds a value the enum lacks', () => {
+  it('shows that part as null, without an error, and the rest of the snapshot as stored', async () => {
+    const symbol = 'ODDQ';
+    const row = await latestSnapshot(store.db, other);
+    const doc = JSON.parse(row!.docText) as Doc;
+    const withValue = (key: string, field: string, value: string): void => {
+      expect(doc[key]).toEqual(expect.any(Object)); // the seeded document has the part, so the test changes it
+      doc[key] = { ...(doc[key] as Doc), [field]: value };
+    };
+    withValue('stage_detail', 'strength', 'EXTREME');
+    withValue('ml_signal', 'signal', 'STRONG_BUY');
+    withValue('enhanced_signal', 'signal', 'STRONG_SELL');
+    withValue('transition_probabilities', 'current_stage', 'STAGE 5');
+    await upsertSecurities(store.db, [{ symbol, name: 'Odd Values Corp', sector: 'Utilities', subIndustry: null, assetType: 'EQUITY', dataSource: 'synthetic' }]);
+    try {
+      await upsertSnapshots(store.db, [{ symbol, analysisDate: row!.analysisDate, doc: JSON.stringify({ ...doc, symbol }), producedAt: row!.producedAt, pipelineVersion: row!.pipelineVersion }]);
+      const res = await graphql<{ analysis: Snapshot }>(subgraph(), ANALYSIS, { symbol, date: row!.analysisDate }, withToken());
+      expect(res.body.errors).toBeUndefined();
+      const s = res.body.data!.analysis;
+      expect(s).toMatchObject({ stageDetail: null, mlSignal: null, enhancedSignal: null, transitionProbabilities: null });
+      const shown = await stored(symbol, row!.analysisDate);
+      expect(s.document).toEqual(shown);
+      expect(s.riskParameters).toEqual(typed(shown.risk_parameters));
+      expect(s.stage).toBe(typed(shown.stage));
+    } finally {
+      await store.db.query('DELETE FROM securities WHERE symbol = $1', [symbol]);
+    }
   });
 });

@@ -2,7 +2,9 @@
  * Analysis subgraph resolvers: thin calls into AnalysisService, which owns the access policy (who sees
  * which symbol, which date, which keys). Here a snapshot the service returned is only renamed into the
  * GraphQL types: snake_case document keys to camelCase fields, domain strings to the enums that show
- * them, and a key the caller's view does not have (or whose value has another shape) to null.
+ * them, and a key the caller's view does not have (or whose value has another shape) to null. A typed
+ * part (stageDetail, mlSignal, ...) is the object the pipeline wrote, shown as written; it is null when
+ * absent or when one of its enum fields holds a value the enum lacks (see `part`).
  */
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { Assert, Same } from '../../platform/type-checks.js';
@@ -106,8 +108,21 @@ function toOutput<T>(value: T): Output<T> {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [fieldName(k), v === undefined ? null : toOutput(v)])) as Output<T>;
 }
 
-/** A typed part of the document (an object the pipeline wrote with type T) as its output; null when absent. */
-const part = <T>(v: unknown): Output<T> | null => (obj(v) ? toOutput(v as T) : null);
+/** The enum fields of a part of type T: document key -> the values its GraphQL enum shows. */
+type EnumFields<T> = { [K in keyof T]?: readonly T[K][] };
+
+/**
+ * A typed part of the document (an object the pipeline wrote with type T) as its output. Null when
+ * absent, and null when one of its `enums` fields holds another value (a document written by another
+ * pipeline version): GraphQL cannot show such a value in a non-null enum field, and would answer the
+ * whole part as null with an internal error instead.
+ */
+function part<T>(v: unknown, enums: EnumFields<T> = {}): Output<T> | null {
+  const o = obj(v);
+  if (!o) return null;
+  for (const [key, values] of Object.entries(enums) as Array<[string, readonly string[]]>) if (enumValue(values, o[key]) === null) return null;
+  return toOutput(o as T);
+}
 
 /** ml_signal as the read presents it (engine/evidence/present.ts): calibrated or null, the stored confidence kept. */
 type PresentedMlSignal = Omit<MlSignal, 'probability_up' | 'confidence'> & { probability_up: number | null; confidence: number | null; raw_confidence: number | null };
@@ -334,7 +349,7 @@ function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
     dataSource: view.dataSource,
     stage: enumValue(STAGE_LABELS, label(d.stage, 'label')),
     stageStrength: enumValue(STAGE_STRENGTHS, label(d.stage_strength, 'strength')),
-    stageDetail: part<StagePayload>(d.stage_detail),
+    stageDetail: part<StagePayload>(d.stage_detail, { label: STAGE_LABELS, strength: STAGE_STRENGTHS }),
     price: num(d.price),
     volume: num(d.volume),
     indicators: part<IndicatorsBlock>(d.indicators),
@@ -352,10 +367,10 @@ function snapshotTypeOf(view: SnapshotView): AnalysisSnapshotType {
     signal: enumValue(SIGNALS, label(d.signal, 'signal')),
     signalReasons: list(d.signal_reasons, str),
     confidence: num(d.confidence),
-    mlSignal: part<PresentedMlSignal>(d.ml_signal),
-    enhancedSignal: part<PresentedEnhancedSignal>(d.enhanced_signal),
+    mlSignal: part<PresentedMlSignal>(d.ml_signal, { signal: SIGNALS }),
+    enhancedSignal: part<PresentedEnhancedSignal>(d.enhanced_signal, { signal: SIGNALS }),
     riskParameters: part<RiskParameters>(d.risk_parameters),
-    transitionProbabilities: part<TransitionProbabilities>(d.transition_probabilities),
+    transitionProbabilities: part<TransitionProbabilities>(d.transition_probabilities, { current_stage: STAGE_LABELS }),
     evidence: toEvidence(d.evidence),
     calibration: toCalibration(d.calibration),
     document: d,
