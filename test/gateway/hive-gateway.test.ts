@@ -55,7 +55,10 @@ function committedSdls(): SubgraphSdls {
   return Object.fromEntries(SUBGRAPH_NAMES.map((name) => [name, fs.readFileSync(path.join(PROJECT_ROOT, 'schema', `${name}.graphql`), 'utf8')])) as SubgraphSdls;
 }
 
-/** A port free right now (Hive Gateway prints the port it was given, so port 0 would not tell us where it is). */
+/**
+ * A port free right now (Hive Gateway prints the port it was given, so port 0 would not tell us where
+ * it is); it may be taken again before Hive Gateway binds it, so the start retries on EADDRINUSE.
+ */
 async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,10 +99,19 @@ beforeAll(async () => {
   fs.writeFileSync(file, composed.supergraphSdl);
   // Both routers read the same file: neither is told the subgraphs' URLs any other way.
   origin = await startPlatform(testConfig({ SUPERGRAPH_PATH: file }), ['gateway']);
-  const port = await freePort();
-  hive = spawnChild(process.execPath, [HIVE_BIN, 'supergraph', file, '--host', '127.0.0.1', '--port', String(port), '--config-path', HIVE_CONFIG]);
-  await hive.waitFor(`Listening on http://127.0.0.1:${port}`, 'Hive Gateway listening', HIVE_READY_MS);
-  hiveUrl = `http://127.0.0.1:${port}/graphql`;
+  // The free port may be taken by someone else before Hive Gateway binds it: then try another.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    hive = spawnChild(process.execPath, [HIVE_BIN, 'supergraph', file, '--host', '127.0.0.1', '--port', String(port), '--config-path', HIVE_CONFIG]);
+    try {
+      await hive.waitFor(`Listening on http://127.0.0.1:${port}`, 'Hive Gateway listening', HIVE_READY_MS);
+      hiveUrl = `http://127.0.0.1:${port}/graphql`;
+      break;
+    } catch (err) {
+      if (attempt === 3 || !hive.output().includes('EADDRINUSE')) throw err;
+      await hive.kill();
+    }
+  }
 });
 afterAll(async () => {
   await hive?.kill();
