@@ -53,25 +53,20 @@ function relayedDetails(details: unknown): ErrorDetail[] {
 }
 
 /**
- * Codes that, from a subgraph, speak of the query the gateway's plan sent it, not of the caller's
- * request (the gateway validated that one against the supergraph): a supergraph out of step with the
- * subgraph, relayed as DOWNSTREAM_SERVICE_ERROR so the caller does not read it as its own mistake.
- */
-const PLAN_QUERY_CODES: ReadonlySet<string> = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
-
-/**
  * An error a subgraph reported (in a 200 answer, as @apollo/gateway relays it, or in a refusal, a 4xx,
  * as the gateway's subgraph client does; extensions.serviceName names the subgraph), kept as the
  * federation convention keeps it: its message, path and serviceName, its code when the registry has it
- * (except PLAN_QUERY_CODES), else DOWNSTREAM_SERVICE_ERROR with the subgraph's own code (if it gave
- * one) as `downstreamCode`, and its details reduced to the registry's shape (relayedDetails). The
+ * (GRAPHQL_VALIDATION_FAILED too: a custom scalar's literal in the caller's query is checked only by
+ * the subgraph, so it may be the caller's mistake), else DOWNSTREAM_SERVICE_ERROR with the subgraph's
+ * own code (if it gave one) as `downstreamCode`, and its details reduced to the registry's shape
+ * (relayedDetails). The
  * platform's subgraphs mask their internals before answering; another team's subgraph answers for its
  * own messages. Its other extensions (a stack trace, say) are dropped.
  */
 function subgraphError(formatted: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
   const own = formatted.extensions?.code;
   const details = relayedDetails(formatted.extensions?.details);
-  const registered = typeof own === 'string' && own in ERROR_CODES && !PLAN_QUERY_CODES.has(own);
+  const registered = typeof own === 'string' && own in ERROR_CODES;
   const extensions = registered
     ? { code: own, details, serviceName }
     : { code: 'DOWNSTREAM_SERVICE_ERROR', details, serviceName, ...(typeof own === 'string' && own !== '' ? { downstreamCode: own } : {}) };

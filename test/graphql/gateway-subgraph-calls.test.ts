@@ -100,10 +100,10 @@ it("a subgraph's 4xx is that subgraph's error, relayed as the same error in a 20
   expect(refused.body.errors?.[0]).toMatchObject(relayed);
 });
 
-it("a subgraph refusing the gateway's query as invalid is its failure, not the caller's GRAPHQL_VALIDATION_FAILED", async () => {
-  reply = { status: 400, body: JSON.stringify({ errors: [{ message: 'Cannot query field "name" on type "Security".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }) };
+it("a subgraph's validation failure names the subgraph, so it is not taken for the gateway's own", async () => {
+  reply = { status: 400, body: JSON.stringify({ errors: [{ message: 'Expected value of type "Date", found "2024-02-30".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }) };
   const res = await graphql(`${platform.urls.gateway}/graphql`, QUERY, { symbol: 'ACME' });
-  expect(res.body.errors?.[0].extensions).toEqual({ code: 'DOWNSTREAM_SERVICE_ERROR', downstreamCode: 'GRAPHQL_VALIDATION_FAILED', serviceName: 'analysis', details: [] });
+  expect(res.body.errors?.[0].extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED', serviceName: 'analysis', details: [] });
 });
 
 it("a subgraph's details are relayed as field and message texts only, at most 20 of 500 characters", async () => {
