@@ -9,13 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
-import { checkSchemas, SUBGRAPH_NAMES, type AllowedChange, type SchemaFiles } from './registry.js';
+import { SUBGRAPHS } from '../subgraphs/platform/config.js';
+import { checkSchemas, type AllowedChange, type SchemaFiles } from './registry.js';
 import { codeSdls } from './sdl.js';
 
 const dir = path.join(PROJECT_ROOT, 'schema');
 const file = (name: string) => path.join(dir, `${name}.graphql`);
 const publishedFile = (name: string) => path.join(dir, 'published', `${name}.graphql`);
-const ALL_FILES = [...SUBGRAPH_NAMES, 'supergraph'] as const;
+const ALL_FILES = [...SUBGRAPHS, 'supergraph'] as const;
 const read = (p: string) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined);
 
 function readAllowlist(): AllowedChange[] {
@@ -44,9 +45,9 @@ async function main(): Promise<number> {
       if (result.unallowed.length) console.error('Record each breaking change in schema/breaking-changes.json ({schema, type, description, reason, approved_by}) after review.');
       return 1;
     }
-    for (const name of SUBGRAPH_NAMES) fs.writeFileSync(file(name), `${code[name].trim()}\n`);
+    for (const name of SUBGRAPHS) fs.writeFileSync(file(name), `${code[name].trim()}\n`);
     fs.writeFileSync(file('supergraph'), `${result.supergraphSdl.trim()}\n`);
-    console.log(`schema:update wrote ${[...SUBGRAPH_NAMES, 'supergraph'].map((n) => `schema/${n}.graphql`).join(', ')}`);
+    console.log(`schema:update wrote ${[...SUBGRAPHS, 'supergraph'].map((n) => `schema/${n}.graphql`).join(', ')}`);
     return 0;
   }
   if (!result.ok) {
@@ -61,7 +62,7 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(
-    `schema:check: ${SUBGRAPH_NAMES.length} subgraphs match the committed SDL, compose, and break no client of the ${hasPublished ? 'published' : 'committed'} schema (${result.breaking.length} recorded breaking changes)`,
+    `schema:check: ${SUBGRAPHS.length} subgraphs match the committed SDL, compose, and break no client of the ${hasPublished ? 'published' : 'committed'} schema (${result.breaking.length} recorded breaking changes)`,
   );
   return 0;
 }

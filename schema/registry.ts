@@ -13,9 +13,8 @@ import { composeServices } from '@apollo/composition';
 import { Supergraph } from '@apollo/federation-internals';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { findBreakingChanges, findDangerousChanges, parse, type GraphQLSchema } from 'graphql';
-import type { Subgraph } from '../subgraphs/platform/config.js';
+import { SUBGRAPHS, type Subgraph } from '../subgraphs/platform/config.js';
 
-export const SUBGRAPH_NAMES: readonly Subgraph[] = ['analysis', 'allocation', 'search'];
 
 /**
  * Routing URLs written into the committed supergraph: where `npm start` puts the subgraphs. A deployment
@@ -75,7 +74,7 @@ const normalise = (sdl: string) => sdl.replace(/\r\n/g, '\n').trim();
 /** The supergraph of the subgraphs, each routed to its URL in `urls` (DEFAULT_ROUTING_URLS when omitted). */
 export function compose(code: SubgraphSdls, urls: Partial<Record<Subgraph, string>> = {}): { supergraphSdl?: string; api?: GraphQLSchema; errors: string[] } {
   const result = composeServices(
-    SUBGRAPH_NAMES.map((name) => ({ name, url: urls[name] ?? DEFAULT_ROUTING_URLS[name], typeDefs: parse(code[name]) })),
+    SUBGRAPHS.map((name) => ({ name, url: urls[name] ?? DEFAULT_ROUTING_URLS[name], typeDefs: parse(code[name]) })),
   );
   if (result.errors) return { errors: result.errors.map((e) => e.message) };
   return { supergraphSdl: result.supergraphSdl, api: result.schema.toAPISchema().toGraphQLJSSchema(), errors: [] };
@@ -103,7 +102,7 @@ export function compatibility(input: { code: SubgraphSdls; baseline: SchemaFiles
     breaking.push(...d.breaking);
     dangerous.push(...d.dangerous);
   };
-  for (const name of SUBGRAPH_NAMES) {
+  for (const name of SUBGRAPHS) {
     const before = input.baseline[name];
     if (!before) continue;
     try {
@@ -131,7 +130,7 @@ export function isAllowed(change: SchemaChange, allowlist: readonly AllowedChang
 export function checkSchemas(input: CheckInput): CheckResult {
   const drift: string[] = [];
   const problems: string[] = [];
-  for (const name of SUBGRAPH_NAMES) {
+  for (const name of SUBGRAPHS) {
     const committed = input.committed[name];
     if (committed === undefined) drift.push(`schema/${name}.graphql is missing: run npm run schema:update`);
     else if (normalise(committed) !== normalise(input.code[name])) {

@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, OperationTypeNode, type OperationDefinitionNode } from 'graphql';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
-import { compose, SUBGRAPH_NAMES, type SubgraphSdls } from '../../schema/registry.js';
+import { compose, type SubgraphSdls } from '../../schema/registry.js';
+import { SUBGRAPHS } from '../../subgraphs/platform/config.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { spawnChild, type Child } from '../helpers/child.js';
 import { testConfig } from '../helpers/config.js';
@@ -52,7 +53,7 @@ function exampleOperations(): Operation[] {
 
 /** The subgraphs' SDL as committed (schema:check keeps it equal to the code's). */
 function committedSdls(): SubgraphSdls {
-  return Object.fromEntries(SUBGRAPH_NAMES.map((name) => [name, fs.readFileSync(path.join(PROJECT_ROOT, 'schema', `${name}.graphql`), 'utf8')])) as SubgraphSdls;
+  return Object.fromEntries(SUBGRAPHS.map((name) => [name, fs.readFileSync(path.join(PROJECT_ROOT, 'schema', `${name}.graphql`), 'utf8')])) as SubgraphSdls;
 }
 
 /**
@@ -92,8 +93,8 @@ beforeAll(async () => {
   token = await issuer.idToken({ subject: 'partner-hive', audience });
   expired = await issuer.idToken({ subject: 'partner-hive', audience, expiresIn: -3600 });
   store = await openTestDb('pglite');
-  subgraphs = await startPlatform(config, SUBGRAPH_NAMES, { db: store.db });
-  const composed = compose(committedSdls(), Object.fromEntries(SUBGRAPH_NAMES.map((s) => [s, `${subgraphs.urls[s]}/graphql`])));
+  subgraphs = await startPlatform(config, SUBGRAPHS, { db: store.db });
+  const composed = compose(committedSdls(), Object.fromEntries(SUBGRAPHS.map((s) => [s, `${subgraphs.urls[s]}/graphql`])));
   if (!composed.supergraphSdl) throw new Error(`composition failed: ${composed.errors.join('; ')}`);
   const file = path.join(dir, 'supergraph.graphql');
   fs.writeFileSync(file, composed.supergraphSdl);

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
-import { checkSchemas, compose, SUBGRAPH_NAMES, type AllowedChange, type CheckInput, type SchemaFiles, type SubgraphSdls } from '../../schema/registry.js';
+import { SUBGRAPHS } from '../../subgraphs/platform/config.js';
+import { checkSchemas, compose, type AllowedChange, type CheckInput, type SchemaFiles, type SubgraphSdls } from '../../schema/registry.js';
 import { codeSdls } from '../../schema/sdl.js';
 
 const read = (name: string) => fs.readFileSync(path.join(PROJECT_ROOT, 'schema', `${name}.graphql`), 'utf8');
@@ -18,7 +19,7 @@ beforeAll(async () => {
   code = await codeSdls();
   committed = { supergraph: read('supergraph') };
   published = { supergraph: readPublished('supergraph') };
-  for (const name of SUBGRAPH_NAMES) {
+  for (const name of SUBGRAPHS) {
     committed[name] = read(name);
     published[name] = readPublished(name);
   }
