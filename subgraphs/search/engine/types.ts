@@ -6,6 +6,7 @@
  */
 import type { RiskSettings } from '../../allocation/engine/risk-settings.js';
 import type { Candidate, ConstraintPack } from '../../allocation/engine/types.js';
+import type { Signal, StageLabel } from '../../analysis/engine/document.js';
 import type { ReturnsIndex } from './returns.js';
 
 /** One position of a stored portfolio (allocation's `portfolio_positions` row, plus its row's support levels). */
@@ -63,8 +64,8 @@ export interface Idea {
   fit_score: number;
   /** The quality part alone (the allocation engine's HYBRID_WEIGHTED blend), 0..1. */
   signal_quality: number;
-  stage: string | null;
-  signal: string | null;
+  stage: StageLabel | null;
+  signal: Signal | null;
   shares: number;
   entry_price: number;
   stop_loss: number;
@@ -99,8 +100,8 @@ export interface HuntRecommendation {
   unrealized_return: number | null;
   /** Current value / portfolio value. */
   current_weight: number;
-  stage: string | null;
-  signal: string | null;
+  stage: StageLabel | null;
+  signal: Signal | null;
   /** Shares to buy (positive) or sell (negative); 0 for HOLD. */
   suggested_share_change: number;
   /** REPLACE only: the best replacements (at most 3); [] otherwise. */
@@ -165,8 +166,8 @@ export interface SuitabilityAnalysis {
   verdict: Verdict;
   fit_score: number;
   signal_quality: number;
-  stage: string | null;
-  signal: string | null;
+  stage: StageLabel | null;
+  signal: Signal | null;
   eligible: boolean;
   already_held: boolean;
   analysis_date: string;
