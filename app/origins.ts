@@ -25,29 +25,13 @@ import { VERSION } from '../subgraphs/platform/project.js';
 import { callerKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { buildSearchSubgraph } from '../subgraphs/search/graphql/schema.js';
 import { SearchService } from '../subgraphs/search/service.js';
+import { ideQuery } from './ide-queries.js';
 
 export interface OriginDeps {
   config: Config;
   /** Partner auth with the development secret resolved (platform/dev-secret). */
   partnerAuth: PartnerAuthConfig;
   db: Db;
-}
-
-/**
- * The operation the GraphQL IDE of each origin opens with: one that runs there without a token. The
- * gateway's is here too (gateway/gateway.ts imports it), so the IDEs' opening operations have one home.
- */
-export function ideQuery(origin: Subgraph | 'gateway', demoSymbol: string): string {
-  switch (origin) {
-    case 'gateway':
-      return `# The demo symbol's analysis (public fields without a token)\n{\n  security(symbol: "${demoSymbol}") {\n    symbol\n    name\n    analysis {\n      analysisDate\n      stage\n      stageStrength\n      price\n    }\n  }\n}\n`;
-    case 'analysis':
-      return `# The demo symbol's analysis (public fields without a token)\n{\n  analysis(symbol: "${demoSymbol}") {\n    symbol\n    analysisDate\n    stage\n    stageStrength\n    price\n  }\n}\n`;
-    case 'allocation':
-      return '{\n  allocationStrategies {\n    name\n    description\n  }\n  allocationLimits {\n    minTotalCapital\n  }\n}\n';
-    case 'search':
-      return '{\n  huntModes {\n    mode\n    description\n  }\n  searchPagination {\n    maxPageSize\n  }\n}\n';
-  }
 }
 
 function shell(deps: OriginDeps, origin: Subgraph, authenticate: Authenticate, health: HealthPolicy, root?: () => Record<string, unknown>) {

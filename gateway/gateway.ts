@@ -13,7 +13,7 @@ import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOpt
 import { Supergraph } from '@apollo/federation-internals';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
-import { ideQuery } from '../app/origins.js';
+import { ideQuery } from '../app/ide-queries.js';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
