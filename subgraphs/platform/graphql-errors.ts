@@ -59,9 +59,8 @@ function relayedDetails(details: unknown): ErrorDetail[] {
  * (GRAPHQL_VALIDATION_FAILED too: a custom scalar's literal in the caller's query is checked only by
  * the subgraph, so it may be the caller's mistake), else DOWNSTREAM_SERVICE_ERROR with the subgraph's
  * own code (if it gave one) as `downstreamCode`, and its details reduced to the registry's shape
- * (relayedDetails). The
- * platform's subgraphs mask their internals before answering; another team's subgraph answers for its
- * own messages. Its other extensions (a stack trace, say) are dropped.
+ * (relayedDetails). The platform's subgraphs mask their internals before answering; another team's
+ * subgraph answers for its own messages. Its other extensions (a stack trace, say) are dropped.
  */
 function subgraphError(formatted: GraphQLFormattedError, serviceName: string): GraphQLFormattedError {
   const own = formatted.extensions?.code;
