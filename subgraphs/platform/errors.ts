@@ -15,8 +15,12 @@ export const ERROR_CODES = {
   MALFORMED_JSON: 400,
   /** An unauthenticated optimize whose body is not the documented demo body (spec "Allocation service" rule 1). */
   DEMO_BODY_MISMATCH: 400,
-  /** An Idempotency-Key the partner already used for a different optimize request. */
+  /** An Idempotency-Key the partner already used for a different request (optimize, a new book, a trade, a rebalance). */
   IDEMPOTENCY_KEY_REUSED: 400,
+  /** A buy that costs more than the book's cash (there is no margin). */
+  INSUFFICIENT_CASH: 400,
+  /** A sale of more shares than the book holds (there are no short positions). */
+  INSUFFICIENT_SHARES: 400,
   /** A GraphQL operation above a depth, alias, directive or cost limit (platform/graphql-limits). */
   QUERY_LIMIT_EXCEEDED: 400,
   /** A request document (JSON body or GraphQL variables) nested deeper than MAX_JSON_DEPTH. */
@@ -48,6 +52,8 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: 405,
   /** The request did not arrive in full within the server's request or header timeout. */
   REQUEST_TIMEOUT: 408,
+  /** A write to a book sent with If-Match (GraphQL: expectedVersion) on a version that is no longer current. */
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   /** A request target longer than the server accepts. */
   URI_TOO_LONG: 414,
