@@ -639,3 +639,30 @@ export async function listCloses(db: Queryable, symbols: readonly string[], from
   for (const r of rows) out.set(r.symbol, { dates: r.dates, closes: r.closes.map(Number) });
   return out;
 }
+
+/** A symbol's close on one date. */
+export interface DatedClose {
+  date: string;
+  close: number;
+}
+
+/** The newest bar's close of each symbol (one query); symbols without a bar are absent. */
+export async function latestCloses(db: Queryable, symbols: readonly string[]): Promise<Map<string, DatedClose>> {
+  const out = new Map<string, DatedClose>();
+  if (symbols.length === 0) return out;
+  const rows = await db.query<{ symbol: string; date: string; close: number }>(
+    `SELECT DISTINCT ON (symbol) symbol, date::text AS date, close FROM bars WHERE symbol = ANY($1::text[]) ORDER BY symbol, date DESC`,
+    [[...new Set(symbols)]],
+  );
+  for (const r of rows) out.set(r.symbol, { date: r.date, close: Number(r.close) });
+  return out;
+}
+
+/** The symbol's close on `date`, or on the last date before it with a bar; null when there is none. */
+export async function closeOnOrBefore(db: Queryable, symbol: string, date: string): Promise<DatedClose | null> {
+  const rows = await db.query<{ date: string; close: number }>(
+    'SELECT date::text AS date, close FROM bars WHERE symbol = $1 AND date <= $2::date ORDER BY date DESC LIMIT 1',
+    [symbol, date],
+  );
+  return rows.length ? { date: rows[0].date, close: Number(rows[0].close) } : null;
+}
