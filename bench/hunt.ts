@@ -25,9 +25,9 @@
  *      every eligible name on one calendar, loading their closes); then BENCH_CALLS (default 50) warm
  *      calls (the universe and returns are kept per analysis run, as in production; the store is asked
  *      for the universe version at most once a second) on a service that keeps no answers, so each warm
- *      call computes its answer (the stored portfolio, which never changes, is kept as in production);
+ *      call computes its answer (the book is read again only when its version moves, as in production);
  *      then, on a service with the default settings, the same question BENCH_CALLS times again: the
- *      answer kept in memory, after the ownership check. The database has already served the checks of
+ *      answer kept in memory, after the ownership and version check (one primary-key read). The database has already served the checks of
  *      step 2, so "cold" is the service's caches, not the database's. Each call is split by where its
  *      time went: the universe version query, the candidate snapshot read, the closes query, the
  *      portfolio read, latest snapshots of symbols outside the newest date, and the rest (parameter
@@ -121,7 +121,7 @@ const STATEMENTS: ReadonlyArray<readonly [RegExp, Part]> = [
   [/max\(analysis_date\)/i, 'version'], // universeVersion
   [/analysis_snapshots s JOIN securities/i, 'universe'], // snapshotsOn
   [/\bFROM bars\b/i, 'closes'], // listCloses
-  [/\bFROM portfolios\b/i, 'portfolio'], // findPortfolioHoldings
+  [/\bFROM portfolios\b/i, 'portfolio'], // portfolioVersion (every call), findPortfolioHoldings (a new version)
   [/CROSS JOIN LATERAL/i, 'snapshots'], // latestSnapshots
 ];
 const partOf = (sql: string): Part => STATEMENTS.find(([re]) => re.test(sql))?.[1] ?? 'other sql';
@@ -175,7 +175,7 @@ async function buildBook(store: Store): Promise<Book> {
       rank: i + 1,
       shares,
       positionValue: fromCents(shares * entry),
-      riskAmount: fromCents(shares * (entry - toCents(p.stopLoss))),
+      riskAmount: fromCents(shares * (entry - toCents(p.stopLoss ?? 0))),
       weight: Math.round(((shares * entry) / totalCents) * 1e6) / 1e6,
     };
   });
@@ -332,7 +332,7 @@ interface OpLatency {
   cold: Call;
   warm: Stats;
   warmSplit: Split;
-  /** The same question again with answers kept (the default): a lookup after the ownership check. */
+  /** The same question again with answers kept (the default): a lookup after the ownership and version check. */
   repeated: Stats;
   engine: Stats;
   total: number;

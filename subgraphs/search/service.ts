@@ -7,19 +7,23 @@
  *   1. parameters, as either origin gives them (the REST query, the GraphQL arguments), are checked
  *      together against the tables of params.ts (the rules are there), every violation listed (400
  *      VALIDATION_FAILED);
- *   2. the portfolio: the caller's own, read with its positions and effective settings (an unknown id,
- *      and another caller's, are the same 400: spec "Opportunity-search service");
+ *   2. the portfolio: the caller's own book as it stands now, its holdings (`portfolio_holdings`), cash
+ *      (`portfolios.cash`) and effective settings, whatever made it (optimize, holdings, import, trades);
+ *      an unknown id, and another caller's, are the same 400 (spec "Opportunity-search service");
  *   3. the market: the newest analysis snapshots as candidates (the universe allocation builds books
  *      from, allocation/universe.ts), each holding's latest snapshot, and daily returns of the eligible
  *      names and the holdings on one calendar, built once per universe;
  *   4. the engine answers; the ranked list is cut to the page (only the page's ideas are written out).
  *
- * A stored portfolio never changes, and an answer depends only on the portfolio, the universe (the
- * store's version of the newest snapshots) and the parameters: both are kept in memory, bounded, so a
- * repeated question costs the ownership check and a lookup. A new analysis run changes the universe
- * key, and with it every answer (within ALLOCATION_UNIVERSE_TTL_MS).
+ * A book changes only by a request that raises its version (a trade, an applied rebalance), and an
+ * answer depends only on the book at a version, the universe (the store's version of the newest
+ * snapshots) and the parameters. Every call reads the book's owner and version (one primary-key
+ * query); the book's holdings are read again only when the version moved, and answers are kept under
+ * the version: a sale shows in the next answer, and a repeated question costs that query and a lookup
+ * (bounded maps). A new analysis run changes the universe key, and with it every answer (within
+ * ALLOCATION_UNIVERSE_TTL_MS).
  *
- * Who owns a portfolio: the partner whose access token optimized it (`sub`); hunt reads it for an OIDC
+ * Who owns a portfolio: the partner whose access token optimized or created it (`sub`); hunt reads it for an OIDC
  * ID token with the same `sub`. With OIDC_ENFORCE=false (never in production) callers are not
  * identified and any portfolio id is readable.
  */
@@ -32,7 +36,7 @@ import { attachCandidateOdds } from '../allocation/kelly-odds-store.js';
 import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
 import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
-import { findPortfolioHoldings, type PortfolioHoldings } from '../allocation/store.js';
+import { findPortfolioHoldings, portfolioVersion, type PortfolioHoldings } from '../allocation/store.js';
 import { UniverseCache, type Universe } from '../allocation/universe.js';
 import { BoundedCache } from '../platform/bounded-cache.js';
 import { generalAssessment } from './engine/assessment.js';
@@ -85,7 +89,7 @@ export interface SearchServiceOptions {
   universeTtlMs?: number;
   /** The candidate universe to use, shared with other services of the process (default: one of its own). */
   universes?: UniverseCache;
-  /** Stored portfolios kept in memory (default 10,000). */
+  /** Books kept in memory, each at the version last read (default 10,000). */
   maxPortfolios?: number;
   /** Answers kept in memory (default 2,000; 0: every call computes its answer). */
   maxAnswers?: number;
@@ -102,7 +106,7 @@ interface SearchMarket {
 export class SearchService {
   private readonly universes: UniverseCache;
   private readonly markets = new WeakMap<Universe, SearchMarket>();
-  private readonly portfolios: BoundedCache<string, { owner: string; view: PortfolioView }>;
+  private readonly portfolios: BoundedCache<string, PortfolioView>;
   private readonly answers: BoundedCache<string, Promise<HuntResponse | CashHuntResponse>> | null;
 
   constructor(
@@ -128,7 +132,7 @@ export class SearchService {
     const p = checkHuntParams(given);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
-    const key = `hunt|${given.naming}|${portfolio.id}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
+    const key = `hunt|${given.naming}|${portfolio.id}|${portfolio.version}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
     const compute = () => this.computeHunt(portfolio, universe, p, given.naming);
     return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<HuntResponse>;
   }
@@ -170,12 +174,12 @@ export class SearchService {
     return respond('general', { general_assessment: { ...assessment, recommendations: slice.items }, replacement_analysis: null, suitability_analysis: null }, slice.total);
   }
 
-  /** GET /api/v1/portfolios/cash-hunt: new positions for the portfolio's remaining capital. */
+  /** GET /api/v1/portfolios/cash-hunt: new positions for the book's cash. */
   async cashHunt(principal: Principal, given: CashHuntRequest): Promise<CashHuntResponse> {
     const p = checkCashHuntParams(given);
     const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
-    const key = `cash|${portfolio.id}|${universe.key}|${p.page}|${p.pageSize}`;
+    const key = `cash|${portfolio.id}|${portfolio.version}|${universe.key}|${p.page}|${p.pageSize}`;
     const compute = async (): Promise<CashHuntResponse> => {
       const market = await this.marketFor(universe, portfolio, []);
       const result = runCashHunt(portfolio, market);
@@ -184,7 +188,7 @@ export class SearchService {
         portfolio_id: portfolio.id,
         portfolio_name: portfolio.name,
         available_cash: result.available_cash,
-        total_capital: portfolio.total_capital,
+        total_capital: result.portfolio_value,
         recommendations: slice.items,
         ...pageFields(p.page, p.pageSize, slice.total),
         cash_after: result.cash_after,
@@ -196,24 +200,24 @@ export class SearchService {
   }
 
   /**
-   * The caller's portfolio as the engine reads it; 400 for an unknown id and for another caller's
-   * (the same answer). Read once: a stored portfolio never changes; the owner is checked every time.
+   * The caller's book as the engine reads it, at its current version; 400 for an unknown id and for
+   * another caller's (the same answer). The owner and version are read every call; the holdings only
+   * when the version is not the one kept.
    */
   private async portfolioOf(principal: Principal, id: string, naming: FieldNaming): Promise<PortfolioView> {
     const owner = ownerOf(principal);
     const key = id.toLowerCase();
-    let known = this.portfolios.get(key);
-    if (!known) {
-      const stored = await findPortfolioHoldings(this.db, key);
-      if (stored) {
-        known = { owner: stored.partnerId, view: toView(stored) };
-        this.portfolios.set(key, known);
-      }
-    }
-    if (!known || (owner !== null && known.owner !== owner)) {
-      throw invalid([{ field: HUNT_FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
-    }
-    return known.view;
+    const unknown = () => invalid([{ field: HUNT_FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
+    const head = await portfolioVersion(this.db, key);
+    if (!head || (owner !== null && head.partnerId !== owner)) throw unknown();
+    const kept = this.portfolios.get(key);
+    if (kept && kept.version >= head.version) return kept;
+    const stored = await findPortfolioHoldings(this.db, key);
+    // Gone, or handed to someone else, between the two reads: the same answer as an unknown id.
+    if (!stored || (owner !== null && stored.partnerId !== owner)) throw unknown();
+    const view = toView(stored);
+    this.portfolios.set(key, view);
+    return view;
   }
 
   /** The market view for a portfolio (and extra symbols): universe candidates, latest snapshots of the rest, returns. */
@@ -262,14 +266,14 @@ export class SearchService {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** A stored portfolio as the engine reads it (its effective settings with every default applied). */
+/** A book as the engine reads it (its effective settings with every default applied). */
 function toView(stored: PortfolioHoldings): PortfolioView {
   const settings = (stored.effectiveSettings ?? {}) as { risk_settings?: RiskSettings; constraint_pack?: ConstraintPack | null };
   return {
     id: stored.id,
     name: stored.name,
-    total_capital: stored.totalCapital,
-    available_cash: stored.remainingCapital,
+    version: stored.version,
+    available_cash: stored.cash,
     analysis_date: stored.analysisDate,
     risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(settings.risk_settings ?? {}) }),
     constraint_pack: settings.constraint_pack ?? null,
@@ -278,9 +282,10 @@ function toView(stored: PortfolioHoldings): PortfolioView {
       sector: x.sector,
       shares: x.shares,
       entry_price: x.entryPrice,
-      stop_loss: x.stopLoss,
-      target_price: x.targetPrice,
-      support_at_entry: x.supportAtEntry,
+      last_close: x.price ?? null,
+      stop_loss: x.stopLoss ?? null,
+      target_price: x.targetPrice ?? null,
+      support_at_entry: x.supportAtEntry ?? null,
     })),
   };
 }
@@ -296,3 +301,4 @@ function ownerOf(principal: Principal): string | null {
   if (principal.kind === 'partner') return principal.partnerId;
   return null;
 }
+

@@ -117,6 +117,8 @@ function recommendationFor(p: Position, book: BookState, room: BookState, market
     }
   }
   if (type === 'HOLD' && !c) reasons.push('hold until the symbol is analysed again');
+  if (p.stop.source === 'snapshot') reasons.push(`no stop of its own: risk measured at the analysis's suggested stop ${p.stop.price}`);
+  else if (p.stop.source === 'none') reasons.push('no stop and no analysis: its whole value counts as open risk');
 
   return {
     type,
@@ -127,8 +129,8 @@ function recommendationFor(p: Position, book: BookState, room: BookState, market
     shares: h.shares,
     current_price: c ? c.entry_price : null,
     entry_price: h.entry_price,
-    stop_loss: h.stop_loss,
-    unrealized_return: c ? round6(c.entry_price / h.entry_price - 1) : null,
+    stop_loss: p.stop.price,
+    unrealized_return: c && h.entry_price > 0 ? round6(c.entry_price / h.entry_price - 1) : null,
     current_weight: round6(weight),
     stage: c?.row.stage ?? null,
     signal: c?.row.signal ?? null,

@@ -3,12 +3,17 @@
  * name fits it. Everything opportunity search recommends is sized and scored here, so the three hunt
  * modes and cash hunt agree.
  *
- * Book state (`bookState`):
+ * Book state (`bookState`), read from the book as it stands now (any book: optimized, created from
+ * holdings, imported, traded):
  * - A holding's current price is its latest snapshot's close (the candidate's entry price); without a
- *   snapshot, the price it was bought at. Value = shares x price; the portfolio value V = the positions'
- *   value plus the available cash (the book's remaining capital). Money runs in integer cents.
- * - A holding's sector: the one stored with the position, else its snapshot's, else `Unclassified`.
- * - Open risk of a holding = shares x max(0, price - stop_loss) with the stop it was bought with.
+ *   snapshot, its latest close in the store; without either, its cost basis per share. Value = shares x price; the portfolio value V = the holdings'
+ *   value plus the book's cash. Money runs in integer cents.
+ * - A holding's sector: the one stored with the holding, else its snapshot's, else `Unclassified`.
+ * - A holding's stop (`stopOf`): its own stop_loss; a holding without one takes its latest snapshot's
+ *   suggested stop (the candidate's stop_loss); without a snapshot either, 0: the whole value is at risk.
+ * - Open risk of a holding = shares x max(0, price - stop). Holdings already above a cap (a weight over
+ *   max_position_size, a sector over its cap, open risk over a budget) leave no room under that cap:
+ *   sizing gives 0 shares there, never a negative number.
  * - The book's daily return series is the value-weighted sum of its holdings' returns (returns.ts).
  * - `exclude` removes one holding as if it were sold for cash: V is unchanged (a replacement is sized
  *   in the same portfolio), its value, risk, sector weight and returns leave the book.
@@ -59,7 +64,24 @@ export interface Position {
   sector: string;
   priceCents: number;
   valueCents: number;
+  /** The stop its risk is measured at (`stopOf`), and where it came from. */
+  stop: HoldingStop;
   riskCents: number;
+}
+
+/** Where a holding's stop comes from: its own, its latest snapshot's suggested stop, or none (0). */
+export type StopSource = 'holding' | 'snapshot' | 'none';
+
+export interface HoldingStop {
+  price: number;
+  source: StopSource;
+}
+
+/** A holding's stop for risk (header: Book state): its own, else its snapshot's, else 0. */
+export function stopOf(holding: Holding, candidate: Candidate | undefined): HoldingStop {
+  if (holding.stop_loss !== null) return { price: holding.stop_loss, source: 'holding' };
+  if (candidate) return { price: candidate.stop_loss, source: 'snapshot' };
+  return { price: 0, source: 'none' };
 }
 
 export interface BookState {
@@ -96,15 +118,16 @@ export function sectorCap(portfolio: PortfolioView, sector: string): number | nu
 export function bookState(portfolio: PortfolioView, market: MarketView, exclude?: string): BookState {
   const all: Position[] = portfolio.holdings.map((holding) => {
     const candidate = market.candidate(holding.symbol);
-    const priceCents = toCents(candidate?.entry_price ?? holding.entry_price);
-    const stopCents = toCents(holding.stop_loss);
+    const priceCents = toCents(candidate?.entry_price ?? holding.last_close ?? holding.entry_price);
+    const stop = stopOf(holding, candidate);
     return {
       holding,
       candidate,
       sector: sectorOf(holding, candidate),
       priceCents,
       valueCents: holding.shares * priceCents,
-      riskCents: holding.shares * Math.max(0, priceCents - stopCents),
+      stop,
+      riskCents: holding.shares * Math.max(0, priceCents - toCents(stop.price)),
     };
   });
   const cashCents = toCents(portfolio.available_cash);
@@ -140,7 +163,7 @@ export interface Size {
   bound: SizeBound | null;
 }
 
-/** Shares of a name already in the book, and their open risk (at the stop they were bought with). */
+/** Shares of a name already in the book, and their open risk (at the holding's stop, `stopOf`). */
 export interface Held {
   shares: number;
   riskCents: number;

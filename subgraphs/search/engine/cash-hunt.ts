@@ -1,6 +1,10 @@
 /**
- * Cash hunt: new positions for the portfolio's available cash (its remaining capital). Pure and
- * deterministic.
+ * Cash hunt: new positions for the book's cash, whatever made the book (optimize, holdings, import,
+ * trades). Pure and deterministic. Every pick fits, together with the earlier picks and the holdings:
+ * the cash; max_risk_per_trade x V per name; max_portfolio_risk x V over the book's open risk (holdings
+ * at their stops, book.ts `stopOf`) plus the picks'; max_position_size (and sector_caps.DEFAULT) x V per
+ * name; each sector cap of the pack over the sector's holdings plus picks; and the free slots. V is the
+ * portfolio value (holdings at the newest prices plus cash), reported as `portfolio_value`.
  *
  * 1. Slots: max_positions (BookState.caps) minus the positions held. None left: no recommendations (a note says so).
  * 2. Ranking: every eligible candidate of the newest analysis date that the portfolio does not hold,
@@ -23,13 +27,14 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
   const slots = Math.max(0, maxPositions - portfolio.holdings.length);
   const notes: string[] = [];
   const available = fromCents(book.cashCents);
+  const value = fromCents(book.valueCents);
   if (slots === 0) {
     notes.push(`max_positions: the portfolio holds ${portfolio.holdings.length} of ${maxPositions} positions, so no new position fits; see hunt for replacements`);
-    return { available_cash: available, recommendations: [], cash_after: available, notes };
+    return { available_cash: available, portfolio_value: value, recommendations: [], cash_after: available, notes };
   }
   if (book.cashCents <= 0) {
     notes.push('no cash is available');
-    return { available_cash: available, recommendations: [], cash_after: available, notes };
+    return { available_cash: available, portfolio_value: value, recommendations: [], cash_after: available, notes };
   }
 
   const ranked: Ranked[] = [];
@@ -69,7 +74,11 @@ export function cashHunt(portfolio: PortfolioView, market: MarketView): CashHunt
 
   notes.push(`${ranked.length + unaffordable} eligible names are not held; ${picks.length} bought for ${fromCents(book.cashCents - cashCents)} of ${available} cash`);
   if (unaffordable) notes.push(`${unaffordable} left out: not one share fits the cash and the risk settings`);
+  const riskBudget = book.caps.maxPortfolioRisk * book.valueCents;
+  if (book.riskCents >= riskBudget && book.positions.length) {
+    notes.push(`max_portfolio_risk: the holdings' open risk at their stops (${fromCents(book.riskCents)}) already uses the budget of ${fromCents(Math.floor(riskBudget))}`);
+  }
   if (skipped) notes.push(`${skipped} ranked names skipped: earlier picks used the cash, sector or risk room they needed`);
   if (picks.length === slots) notes.push(`max_positions: ${slots} free slots filled`);
-  return { available_cash: available, recommendations: picks, cash_after: fromCents(cashCents), notes };
+  return { available_cash: available, portfolio_value: value, recommendations: picks, cash_after: fromCents(cashCents), notes };
 }

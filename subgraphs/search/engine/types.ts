@@ -1,6 +1,6 @@
 /**
- * The search engine's contract: a stored portfolio and the market as the newest analysis snapshots see
- * it go in; the hunt (general assessment, replacement, suitability) and cash-hunt answers come out.
+ * The search engine's contract: a partner's book as it stands now (holdings, cash, settings) and the
+ * market as the newest analysis snapshots see it go in; the hunt (general assessment, replacement, suitability) and cash-hunt answers come out.
  * Plain data; the engine functions are pure and deterministic (no clock, no randomness, no I/O). Field
  * names are the REST names (snake_case); docs/SEARCH.md documents every field.
  */
@@ -9,33 +9,37 @@ import type { Candidate, ConstraintPack } from '../../allocation/engine/types.js
 import type { Signal, StageLabel } from '../../analysis/engine/document.js';
 import type { ReturnsIndex } from './returns.js';
 
-/** One position of a stored portfolio (allocation's `portfolio_positions` row, plus its row's support levels). */
+/** One holding of a book (allocation's `portfolio_holdings` row). */
 export interface Holding {
   symbol: string;
-  /** Sector stored with the position (null for positions stored without one). */
+  /** Sector stored with the holding (null for holdings stored without one). */
   sector: string | null;
   shares: number;
-  /** Prices when the book was built. */
+  /** Average price paid per share (the cost basis; an optimize book's entry price). */
   entry_price: number;
-  stop_loss: number;
+  /** The symbol's latest close in the store (null without one): its price when it has no snapshot. */
+  last_close: number | null;
+  /** The holding's own stop (null when it has none: book.ts takes its latest snapshot's stop, else 0). */
+  stop_loss: number | null;
   target_price: number | null;
   /** The highest support level below the entry when the book was built, null when there was none. */
   support_at_entry: number | null;
 }
 
-/** A stored portfolio as search reads it. */
+/** A book as search reads it: what it holds and its cash now, at one version. */
 export interface PortfolioView {
   id: string;
   name: string;
-  total_capital: number;
-  /** The book's remaining capital: cash available to deploy. */
+  /** The book's version (1, then +1 per recorded trade or applied rebalance). */
+  version: number;
+  /** The book's cash: what is available to deploy. */
   available_cash: number;
-  /** Analysis date the book was built from. */
+  /** Analysis date an optimize book was built from (null for books created from holdings or imported). */
   analysis_date: string | null;
-  /** The effective settings the book was built with. */
+  /** The book's effective settings (every default filled). */
   risk_settings: RiskSettings;
   constraint_pack: ConstraintPack | null;
-  /** Best-ranked first. */
+  /** In the book's order (optimize rank, input order, then positions opened later). */
   holdings: Holding[];
 }
 
@@ -94,9 +98,11 @@ export interface HuntRecommendation {
   rating: HoldingRating;
   shares: number;
   current_price: number | null;
+  /** The holding's cost basis per share. */
   entry_price: number;
+  /** The stop its risk is measured at: its own, else its latest snapshot's, else 0 (book.ts). */
   stop_loss: number;
-  /** current_price / entry_price - 1 (null without a current price). */
+  /** current_price / entry_price - 1 (null without a current price, or with a cost basis of 0). */
   unrealized_return: number | null;
   /** Current value / portfolio value. */
   current_weight: number;
@@ -195,6 +201,8 @@ export interface SuitabilityAnalysis {
 
 export interface CashHuntResult {
   available_cash: number;
+  /** The portfolio value V the ideas are sized against: holdings at the newest prices plus cash. */
+  portfolio_value: number;
   /** Ranked in buying order; paginated. */
   recommendations: Idea[];
   /** Cash left after every recommendation is bought. */

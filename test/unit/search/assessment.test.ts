@@ -272,6 +272,30 @@ describe('generalAssessment: recommendations', () => {
     expect(r.reasons.join(' ')).toContain('hold until the symbol is analysed again');
   });
 
+  it('a holding without a stop of its own: the snapshot\'s stop (reported and used for the stop hit), else 0', () => {
+    // A book created from holdings: AAA has no stop, its snapshot suggests 95 (price 100); BBB has
+    // neither a stop nor a snapshot; CCC has no stop and closed at 90, below its snapshot's stop 92.
+    const a = pos('AAA', { stage: 2, price: 100, boughtAt: 80 });
+    const b = pos('BBB', { noSnapshot: true, boughtAt: 25 });
+    const c = pos('CCC', { stage: 2, price: 90, boughtAt: 100, over: { stop_loss: 92 } });
+    for (const x of [a, b, c]) x.h = { ...x.h, stop_loss: null };
+    const { result } = assess([a, b, c]);
+    expect(rec(result, 'AAA')).toMatchObject({ stop_loss: 95, entry_price: 80 });
+    expect(rec(result, 'AAA').type).not.toBe('EXIT');
+    expect(rec(result, 'AAA').reasons.join(' ')).toContain("no stop of its own: risk measured at the analysis's suggested stop 95");
+    expect(rec(result, 'BBB')).toMatchObject({ stop_loss: 0, type: 'HOLD' });
+    expect(rec(result, 'BBB').reasons.join(' ')).toContain('no stop and no analysis: its whole value counts as open risk');
+    expect(rec(result, 'CCC')).toMatchObject({ type: 'EXIT', stop_loss: 92, rating: 'WEAK' });
+  });
+
+  it('a holding with a cost basis of 0 has no unrealized return (not Infinity)', () => {
+    const a = pos('AAA', { stage: 2, price: 100, boughtAt: 0, boughtStop: 50 });
+    const r = rec(assess([a]).result, 'AAA');
+    expect(r.entry_price).toBe(0);
+    expect(r.unrealized_return).toBeNull();
+    expect(r.current_price).toBe(100);
+  });
+
   it('orders by action (EXIT, REPLACE, TRIM, ADD, HOLD), then score descending, then symbol; counts strong and weak', () => {
     const positions = [
       pos('H2', { stage: 1, confidence: 0.6 }), // HOLD, neutral

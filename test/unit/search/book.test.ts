@@ -51,6 +51,18 @@ describe('bookState', () => {
     expect(book.valueCents).toBe(100001 + 120000 + 20000 + 9999);
   });
 
+  it('prices a holding without a snapshot at its latest close in the store, else at its cost basis', () => {
+    const withClose = portfolio([holding('CCC', { shares: 3, entry: 33.33, stop: 30, lastClose: 41.5 }), holding('DDD', { shares: 2, entry: 10, stop: 9 })], { cash: 0 });
+    const book = bookState(withClose, m);
+    expect(book.positions.map((x) => [x.holding.symbol, x.priceCents, x.valueCents, x.riskCents])).toEqual([
+      ['CCC', 4150, 12450, 3 * (4150 - 3000)],
+      ['DDD', 1000, 2000, 2 * (1000 - 900)],
+    ]);
+    // A snapshot's close comes first.
+    const snap = bookState(portfolio([holding('AAA', { shares: 1, lastClose: 130 })], { cash: 0 }), m);
+    expect(snap.positions[0].priceCents).toBe(12000);
+  });
+
   it('takes the stored sector, else the snapshot sector, else Unclassified', () => {
     const book = bookState(p, m);
     expect(book.positions.map((x) => x.sector)).toEqual(['Technology', 'Energy', 'Unclassified']);
@@ -65,6 +77,34 @@ describe('bookState', () => {
     const book = bookState(p, m);
     expect(book.positions.map((x) => x.riskCents)).toEqual([10 * (12000 - 9000), 0, 3 * (3333 - 3000)]);
     expect(book.riskCents).toBe(30000 + 999);
+  });
+
+  it('measures a holding without a stop at its snapshot\'s stop, else counts its whole value at risk', () => {
+    // The same book created from holdings without stops: AAA takes its snapshot's stop 110, BBB its
+    // snapshot's 36 (below the price 40), CCC has no snapshot: its whole value (stop 0) is at risk.
+    const bare = portfolio(
+      holdings.map((h) => ({ ...h, stop_loss: null })),
+      { cash: 1000.01 },
+    );
+    const book = bookState(bare, m);
+    expect(book.positions.map((x) => [x.stop.price, x.stop.source])).toEqual([
+      [110, 'snapshot'],
+      [36, 'snapshot'],
+      [0, 'none'],
+    ]);
+    expect(book.positions.map((x) => x.riskCents)).toEqual([10 * (12000 - 11000), 5 * (4000 - 3600), 3 * 3333]);
+    expect(book.riskCents).toBe(10000 + 2000 + 9999);
+    // The holding's own stop wins over the snapshot's.
+    expect(bookState(p, m).positions.map((x) => x.stop.source)).toEqual(['holding', 'holding', 'holding']);
+  });
+
+  it('leaves no room under a cap a holding already exceeds (0 shares, never negative)', () => {
+    // AAA weighs 60% of V, above max_position_size (its open risk at the stop 119 is small): adding to
+    // it gives 0 shares, not a negative number.
+    const over = portfolio([holding('AAA', { shares: 500, entry: 120, stop: 119, sector: 'Technology' })], { cash: 40_000 });
+    const book = bookState(over, m);
+    const c = candidate('AAA', { entry: 120, stop: 110, sector: 'Technology' });
+    expect(sizeIdea(c, book, book.cashCents, { shares: 500, riskCents: book.positions[0].riskCents })).toEqual({ shares: 0, bound: 'max_position_size' });
   });
 
   it('builds the value-weighted return series and its volatility', () => {
@@ -255,7 +295,7 @@ describe('sizeIdea', () => {
         s.holdings.forEach((h, i) => {
           const price = h.priceMove === null ? h.entryCents : cents(candidates.find((x) => x.symbol === `H${i}`)!.entry_price);
           V += h.shares * price;
-          openRisk += h.shares * Math.max(0, price - cents(holdings[i].stop_loss));
+          openRisk += h.shares * Math.max(0, price - cents(holdings[i].stop_loss as number));
           if (h.sector === s.cand.sector) sectorValue += h.shares * price;
         });
         const defaultCap = s.caps?.DEFAULT;

@@ -139,6 +139,8 @@ const holdingArb = fc.record({
   sector: fc.constantFrom(...SECTORS),
   eligible: fc.boolean(),
   returns: fc.boolean(),
+  /** A book created from holdings may carry no stop: its snapshot's stop counts, else 0. */
+  ownStop: fc.boolean(),
 });
 
 const scenarioArb = fc.record({
@@ -194,7 +196,7 @@ function build(s: Scenario): Built {
   const priceCents: number[] = [];
   s.holdings.forEach((h, i) => {
     const symbol = `H${i}`;
-    holdings.push(holding(symbol, { shares: h.shares, entry: h.entryCents / 100, stop: Math.round(h.entryCents * (1 - h.stopPct / 100)) / 100, sector: h.sector }));
+    holdings.push(holding(symbol, { shares: h.shares, entry: h.entryCents / 100, stop: h.ownStop ? Math.round(h.entryCents * (1 - h.stopPct / 100)) / 100 : null, sector: h.sector }));
     if (h.returns) closes.set(symbol, closeSeries({ seed: s.seed + 100 + i, days: 80, marketSeed: s.seed, beta: 1 }));
     if (h.move === null) {
       priceCents.push(h.entryCents);
@@ -227,9 +229,13 @@ function checkFill(s: Scenario, b: Built, r: CashHuntResult): void {
   p.holdings.forEach((h, i) => {
     const value = h.shares * b.priceCents[i];
     V += value;
-    openRisk += h.shares * Math.max(0, b.priceCents[i] - cents(h.stop_loss));
+    // Its own stop, else its snapshot's (the candidate's: price - 1 cent), else 0: the whole value at risk.
+    const snapshot = b.candidates.find((c) => c.symbol === h.symbol);
+    const stop = h.stop_loss !== null ? cents(h.stop_loss) : snapshot ? cents(snapshot.stop_loss) : 0;
+    openRisk += h.shares * Math.max(0, b.priceCents[i] - stop);
     sectorValue.set(h.sector as string, (sectorValue.get(h.sector as string) ?? 0) + value);
   });
+  ok(cents(r.portfolio_value) === V, `portfolio value ${r.portfolio_value}, expected ${V / 100}`);
   const startSector = new Map(sectorValue);
   const startRisk = openRisk;
   const nameCap = Math.min(s.mps, s.caps?.DEFAULT ?? 1);

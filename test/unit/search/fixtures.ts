@@ -22,9 +22,12 @@ export const ANALYSIS_DATE = '2024-06-28';
 export interface HoldingSpec {
   shares?: number;
   entry?: number;
-  stop?: number;
+  /** The holding's own stop (null: none; default 90% of the entry). */
+  stop?: number | null;
   target?: number | null;
   support?: number | null;
+  /** The symbol's latest close in the store (default null: none). */
+  lastClose?: number | null;
   /** The sector stored with the position (null: none stored). */
   sector?: string | null;
 }
@@ -36,7 +39,8 @@ export function holding(symbol: string, spec: HoldingSpec = {}): Holding {
     sector: spec.sector === undefined ? 'Technology' : spec.sector,
     shares: spec.shares ?? 10,
     entry_price: entry,
-    stop_loss: spec.stop ?? Math.round(entry * 90) / 100,
+    last_close: spec.lastClose ?? null,
+    stop_loss: spec.stop === undefined ? Math.round(entry * 90) / 100 : spec.stop,
     target_price: spec.target === undefined ? null : spec.target,
     support_at_entry: spec.support === undefined ? null : spec.support,
   };
@@ -44,7 +48,7 @@ export function holding(symbol: string, spec: HoldingSpec = {}): Holding {
 
 export interface PortfolioSpec {
   cash?: number;
-  totalCapital?: number;
+  version?: number;
   analysisDate?: string | null;
   risk?: Partial<RiskSettings>;
   /** A constraint pack (fields over the allocation fixtures' empty pack), or null (the default) for none. */
@@ -55,7 +59,7 @@ export function portfolio(holdings: readonly Holding[], spec: PortfolioSpec = {}
   return {
     id: 'p-1',
     name: 'test book',
-    total_capital: spec.totalCapital ?? 100_000,
+    version: spec.version ?? 1,
     available_cash: spec.cash ?? 100_000,
     analysis_date: spec.analysisDate === undefined ? ANALYSIS_DATE : spec.analysisDate,
     risk_settings: { ...DEFAULT_RISK_SETTINGS, ...(spec.risk ?? {}) },
