@@ -1,15 +1,36 @@
 /**
- * The optimize request at the service's door: the request classes (request/classes.ts, the single source
- * of the contract) and their compiled validator (request/validator.ts), re-exported, and the domain
- * request the service stores and the engine reads (`toPortfolioRequest` of a validated body).
+ * The allocation requests at the services' door: the request classes (request/classes.ts, the single
+ * source of the contracts) and their compiled validators (request/validator.ts), re-exported; the domain
+ * request the optimize service stores and the engine reads (`toPortfolioRequest` of a validated body);
+ * and the book requests as the book service reads them (`validateCreatePortfolioBody`,
+ * `validateTradeBody`, `validateRebalanceBody`: validated, then normalised: the currency defaulted, only
+ * the risk settings a client set with their stage keys canonical, the constraint pack with every field).
+ * GraphQL inputs reach the same validators as the REST bodies they stand for (`bodyOf...Input`).
  */
+import type { CreatePortfolioBody, HoldingBody, RebalanceBody, TradeBody } from './book-types.js';
 import type { RiskSettings } from './engine/risk-settings.js';
-import { DEFAULT_CURRENCY, fieldsOf, PortfolioRequestInput, RiskSettingsInput, type DtoClass, type RequestBody } from './request/classes.js';
+import type { ConstraintPack } from './engine/types.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import type { FieldNaming } from '../platform/param-table.js';
+import {
+  ConstraintPackInput,
+  CreatePortfolioInput,
+  DEFAULT_CURRENCY,
+  fieldsOf,
+  PortfolioRequestInput,
+  RebalanceInput,
+  RiskSettingsInput,
+  TradeInput,
+  type DtoClass,
+  type RequestBody,
+} from './request/classes.js';
 import { isPlainObject, priorBookKey, stageKey } from './request/rules.js';
+import { bodyOfInput, validateCreatePortfolioRequest, validateRebalanceRequest, validateTradeRequest } from './request/validator.js';
 
 export * from './request/classes.js';
-export { MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL } from './request/rules.js';
-export { bodyOfInput, namedPath, validateRequestBody } from './request/validator.js';
+export { COST_BASIS_DECIMALS, MAX_HOLDINGS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_SHARES, MAX_TOTAL_CAPITAL } from './request/rules.js';
+export { bookRequestSchemas, requestSchemas } from './request/schema.js';
+export { addRequestKeywords, bodyOfInput, namedPath, validateRequestBody } from './request/validator.js';
 
 // The domain request: the spec's snake_case PortfolioRequest with every field present (null when not
 // sent), the currency defaulted, only the risk settings a client set, and map keys as the engine reads them.
@@ -54,3 +75,57 @@ export function toPortfolioRequest(body: RequestBody): PortfolioRequest {
     prior_book_weights: weights ? Object.fromEntries(Object.entries(weights).map(([k, v]) => [priorBookKey(k), v])) : null,
   } as PortfolioRequest;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The book requests
+// ---------------------------------------------------------------------------------------------------------
+
+/** A validated constraint pack with every field (null when not sent). */
+const constraintPackOf = (pack: unknown): ConstraintPack | null => (isPlainObject(pack) ? (filled(ConstraintPackInput, pack) as unknown as ConstraintPack) : null);
+
+/** A validated risk_settings object as the fields a client set (stage keys canonical), or null. */
+const settingsOf = (settings: unknown): Partial<RiskSettings> | null => (isPlainObject(settings) ? riskSettingsOf(settings) : null);
+
+/** A holding with only the fields sent (null as omitted). */
+function holdingOf(holding: Record<string, unknown>): HoldingBody {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(holding)) if (value !== null && value !== undefined) out[key] = value;
+  return out as unknown as HoldingBody;
+}
+
+/**
+ * A new book's body (REST POST /api/v1/portfolios, or a GraphQL input's bodyOfCreatePortfolioInput)
+ * if it keeps the contract, normalised; otherwise 400 VALIDATION_FAILED listing `extra` and every
+ * violation (`holdings[2].cost_basis`, GraphQL `holdings[2].costBasis`). The store's checks (known
+ * symbols, no symbol twice, no entry date in the future) are the book service's.
+ */
+export function validateCreatePortfolioBody(body: unknown, naming: FieldNaming, extra: readonly ErrorDetail[] = []): CreatePortfolioBody {
+  const valid = validateCreatePortfolioRequest(body, naming, extra);
+  return {
+    name: valid.name,
+    currency: valid.currency ?? DEFAULT_CURRENCY,
+    cash: valid.cash,
+    holdings: valid.holdings.map((h) => holdingOf(h as unknown as Record<string, unknown>)),
+    risk_settings: settingsOf(valid.risk_settings),
+    constraint_pack: constraintPackOf(valid.constraint_pack),
+  };
+}
+
+/** A trade's body if it keeps the contract (price and date null when not sent); otherwise 400 VALIDATION_FAILED. */
+export function validateTradeBody(body: unknown, naming: FieldNaming, extra: readonly ErrorDetail[] = []): TradeBody {
+  const valid = validateTradeRequest(body, naming, extra);
+  return { symbol: valid.symbol, side: valid.side, shares: valid.shares, price: valid.price ?? null, date: valid.date ?? null };
+}
+
+/** A rebalance's body if it keeps the contract (no body at all: the empty request); otherwise 400 VALIDATION_FAILED. */
+export function validateRebalanceBody(body: unknown, naming: FieldNaming, extra: readonly ErrorDetail[] = []): RebalanceBody {
+  const valid = validateRebalanceRequest(body, naming, extra);
+  return { risk_settings: settingsOf(valid.risk_settings), constraint_pack: constraintPackOf(valid.constraint_pack) };
+}
+
+/** Mutation.createPortfolio's input as the REST body it stands for. */
+export const bodyOfCreatePortfolioInput = (input: CreatePortfolioInput): Record<string, unknown> => bodyOfInput(input, CreatePortfolioInput);
+/** Mutation.recordTrade's input as the REST body it stands for. */
+export const bodyOfTradeInput = (input: TradeInput): Record<string, unknown> => bodyOfInput(input, TradeInput);
+/** Mutation.rebalancePortfolio's input (optional) as the REST body it stands for ({} without one). */
+export const bodyOfRebalanceInput = (input: RebalanceInput | null | undefined): Record<string, unknown> => (input ? bodyOfInput(input, RebalanceInput) : {});

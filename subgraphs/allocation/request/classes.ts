@@ -1,10 +1,18 @@
 /**
- * The optimize request as one set of classes, the single source of its contract: each class is a
+ * The allocation requests as one set of classes, the single source of their contracts: each class is a
  * GraphQL input type (type-graphql) and carries its rules as class-validator decorators. From that
- * metadata request/schema.ts derives the JSON Schema published in /openapi.json, and request/validator.ts
- * compiles it once into the validator both `POST /api/v1/portfolios/optimize` and
- * `Mutation.optimizePortfolio` use (class-validator's own validate() is not run). Rules JSON Schema
- * cannot state are `x-` keywords of request/rules.ts, attached here with `@rule`.
+ * metadata request/schema.ts derives the JSON Schemas published in /openapi.json, and request/validator.ts
+ * compiles each root once into the validator its REST route and its GraphQL mutation both use
+ * (class-validator's own validate() is not run). Rules JSON Schema cannot state are `x-` keywords of
+ * request/rules.ts, attached here with `@rule`.
+ *
+ * Roots: the optimize request (PortfolioRequestInput, `POST /api/v1/portfolios/optimize`,
+ * `Mutation.optimizePortfolio`) and the book requests: a new book from holdings and cash
+ * (CreatePortfolioInput, `POST /api/v1/portfolios`, `Mutation.createPortfolio`), a trade (TradeInput,
+ * `POST .../trades`, `Mutation.recordTrade`) and a rebalance (RebalanceInput, `POST .../rebalance`,
+ * `Mutation.rebalancePortfolio`). The book requests reuse RiskSettingsInput and ConstraintPackInput.
+ * Checks that need the store (the symbol is a known security, no symbol twice, no date in the future,
+ * enough cash or shares) are the book service's, not the contract's.
  *
  * Properties are camelCase (GraphQL's names); the REST body and the published schema use their
  * snake_case forms (camelToSnake). Free-form maps (stage_weights, sector_caps, prior_book_weights,
@@ -26,6 +34,7 @@ import {
   IsNumber,
   IsObject,
   IsOptional,
+  IsPositive,
   IsString,
   Matches,
   Max,
@@ -37,16 +46,38 @@ import {
 } from 'class-validator';
 import { JSONObjectResolver } from 'graphql-scalars';
 import { Field, Float, getMetadataStorage, InputType, Int, registerEnumType } from 'type-graphql';
+import { SYMBOL_MAX_LENGTH, SYMBOL_PATTERN } from '../../analysis/engine/symbol.js';
+import { TRADE_SIDES, type CreatePortfolioBody, type HoldingBody, type RebalanceBody, type TradeBody, type TradeSide } from '../book-types.js';
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import { ALLOCATION_STRATEGIES, DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, type AllocationStrategy, type RiskSettings } from '../engine/risk-settings.js';
 import type { ConstraintPack } from '../engine/types.js';
 import type { Assert, Same } from '../../platform/type-checks.js';
-import { DISTINCT_KEYS, MAX_MAP_ENTRIES, MAX_POSITIONS_LIMIT, MAX_TOTAL_CAPITAL, RISK_QUIZ_ANSWERS, STAGE_KEY_PATTERN, SUM_MAX, WHOLE_CENTS, type RequestRule } from './rules.js';
+import {
+  CALENDAR_DATE,
+  COST_BASIS_DECIMALS,
+  DISTINCT_KEYS,
+  MAX_DECIMALS,
+  MAX_HOLDINGS,
+  MAX_MAP_ENTRIES,
+  MAX_POSITIONS_LIMIT,
+  MAX_SHARES,
+  MAX_TOTAL_CAPITAL,
+  RISK_QUIZ_ANSWERS,
+  STAGE_KEY_PATTERN,
+  SUM_MAX,
+  WHOLE_CENTS,
+  type RequestRule,
+} from './rules.js';
 
 /** The strategies (engine/risk-settings.ts) as a GraphQL enum (registered here, beside the input that first uses it). */
 export const AllocationStrategyEnum = Object.freeze(Object.fromEntries(ALLOCATION_STRATEGIES.map((s) => [s, s]))) as { readonly [S in AllocationStrategy]: S };
 export type AllocationStrategyEnum = AllocationStrategy;
 registerEnumType(AllocationStrategyEnum, { name: 'AllocationStrategy' });
+
+/** The sides of a trade as a GraphQL enum. */
+export const TradeSideEnum = Object.freeze(Object.fromEntries(TRADE_SIDES.map((s) => [s, s]))) as { readonly [S in TradeSide]: S };
+export type TradeSideEnum = TradeSide;
+registerEnumType(TradeSideEnum, { name: 'TradeSide', description: 'BUY adds shares and spends cash; SELL removes shares and adds the proceeds' });
 
 /** Currency of a request that names none. */
 export const DEFAULT_CURRENCY = 'USD';
@@ -298,6 +329,107 @@ export class PortfolioRequestInput {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The book requests: a new book from holdings and cash, a trade, a rebalance
+// ---------------------------------------------------------------------------------------------------------
+
+/** A `YYYY-MM-DD` date as sent (the pattern; x-calendar-date checks the day exists). */
+const DATE_FORM = /^\d{4}-\d{2}-\d{2}$/;
+
+@InputType({ description: 'One holding of a new book: whole shares of a known security and what they cost' })
+export class HoldingInput {
+  @Field(() => String, { description: 'ticker of a known security, as the analysis origin spells it (upper case, e.g. AAPL, BRK.B)' })
+  @Matches(SYMBOL_PATTERN) @MaxLength(SYMBOL_MAX_LENGTH) @IsString() @IsDefined()
+  symbol!: string;
+
+  @Field(() => Int, { description: `whole shares held, 1..${MAX_SHARES}` })
+  @Max(MAX_SHARES) @Min(1) @IsInt() @IsDefined()
+  shares!: number;
+
+  @Field(() => Float, { description: `average price paid per share, >= 0` })
+  @rule(MAX_DECIMALS, COST_BASIS_DECIMALS) @Max(MAX_TOTAL_CAPITAL) @Min(0) @IsNumber(FINITE) @IsDefined()
+  costBasis!: number;
+
+  @Field(() => String, { nullable: true, description: 'date the position was opened, not in the future; default the day the book is created' })
+  @IsOptional() @rule(CALENDAR_DATE, true) @Matches(DATE_FORM) @IsString()
+  entryDate?: string | null;
+
+  @Field(() => Float, { nullable: true, description: 'protective stop per share, > 0 (without one, risk uses the latest analysis stop)' })
+  @IsOptional() @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @IsPositive() @IsNumber(FINITE)
+  stopLoss?: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'price target per share, > 0' })
+  @IsOptional() @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @IsPositive() @IsNumber(FINITE)
+  targetPrice?: number | null;
+}
+
+@InputType({ description: 'A new book from holdings and cash (REST POST /api/v1/portfolios)' })
+export class CreatePortfolioInput {
+  @doc('book display name')
+  @Field(() => String)
+  @MaxLength(200) @MinLength(1) @IsString() @IsDefined()
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: `ISO 4217 currency code; default ${DEFAULT_CURRENCY}` })
+  @IsOptional() @IsISO4217CurrencyCode() @Matches(/^[A-Z]{3}$/) @IsString()
+  currency?: string | null;
+
+  @Field(() => Float, { description: `cash held besides the holdings, 0..${MAX_TOTAL_CAPITAL}` })
+  @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @Min(0) @IsNumber(FINITE) @IsDefined()
+  cash!: number;
+
+  @Field(() => [HoldingInput], { description: `the holdings, 0..${MAX_HOLDINGS}, each symbol at most once (their order is the book's order)` })
+  @ArrayMaxSize(MAX_HOLDINGS) @ValidateNested({ each: true }) @IsArray() @IsDefined()
+  holdings!: HoldingInput[];
+
+  @doc('the limits hunt, cash hunt and rebalance apply to this book; omitted fields (or all of it) take the server defaults')
+  @Field(() => RiskSettingsInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  riskSettings?: RiskSettingsInput | null;
+
+  @doc('machine-readable constraints (sector caps, turnover), stored with the book')
+  @Field(() => ConstraintPackInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  constraintPack?: ConstraintPackInput | null;
+}
+
+@InputType({ description: 'A trade to record (REST POST /api/v1/portfolios/{id}/trades): no margin, no short sale' })
+export class TradeInput {
+  @Field(() => String, { description: 'ticker of a known security (a SELL: one the book holds)' })
+  @Matches(SYMBOL_PATTERN) @MaxLength(SYMBOL_MAX_LENGTH) @IsString() @IsDefined()
+  symbol!: string;
+
+  @doc('BUY or SELL')
+  @Field(() => TradeSideEnum)
+  @IsIn(TRADE_SIDES as unknown as string[]) @IsDefined()
+  side!: TradeSide;
+
+  @Field(() => Int, { description: `whole shares, 1..${MAX_SHARES}` })
+  @Max(MAX_SHARES) @Min(1) @IsInt() @IsDefined()
+  shares!: number;
+
+  @Field(() => Float, { nullable: true, description: "price per share, > 0; default the symbol's close on the trade date (or the last one before it)" })
+  @IsOptional() @rule(WHOLE_CENTS, true) @Max(MAX_TOTAL_CAPITAL) @IsPositive() @IsNumber(FINITE)
+  price?: number | null;
+
+  @Field(() => String, { nullable: true, description: "trade date, not in the future; default today (UTC)" })
+  @IsOptional() @rule(CALENDAR_DATE, true) @Matches(DATE_FORM) @IsString()
+  date?: string | null;
+}
+
+@InputType({ description: "A rebalance of a book (REST POST /api/v1/portfolios/{id}/rebalance): the optimizer's target from the book's value, with the book as the prior weights" })
+export class RebalanceInput {
+  @doc("limits and strategy (allocation_strategy) for this rebalance; omitted fields take the book's settings")
+  @Field(() => RiskSettingsInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  riskSettings?: RiskSettingsInput | null;
+
+  @doc("constraints for this rebalance; default the book's constraint pack")
+  @Field(() => ConstraintPackInput, { nullable: true })
+  @IsOptional() @ValidateNested() @IsObject()
+  constraintPack?: ConstraintPackInput | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The classes as a model: field names in both spellings, nested classes, and the snake_case shape types
 // ---------------------------------------------------------------------------------------------------------
 
@@ -312,24 +444,36 @@ export const REQUEST_CLASSES: ReadonlyArray<readonly [DtoClass, string]> = [
   [PolicyExplanationInput, 'PolicyExplanationV1'],
   [SuggestedPresetInput, 'SuggestedPreset'],
 ];
-const DTO_CLASSES: ReadonlySet<unknown> = new Set(REQUEST_CLASSES.map(([cls]) => cls));
+/** The book requests' own components (they nest RiskSettings and ConstraintPackV1 of the optimize request), roots first. */
+export const BOOK_REQUEST_CLASSES: ReadonlyArray<readonly [DtoClass, string]> = [
+  [CreatePortfolioInput, 'CreatePortfolioRequest'],
+  [TradeInput, 'TradeRequest'],
+  [RebalanceInput, 'RebalanceRequest'],
+  [HoldingInput, 'NewHolding'],
+];
+/** Every request class by its published name. */
+export const ALL_REQUEST_CLASSES: ReadonlyArray<readonly [DtoClass, string]> = [...REQUEST_CLASSES, ...BOOK_REQUEST_CLASSES];
+const DTO_CLASSES: ReadonlySet<unknown> = new Set(ALL_REQUEST_CLASSES.map(([cls]) => cls));
 
 export const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const camelToSnake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** One field of a class: its property (camelCase), its REST name (snake_case) and its class when it nests one. */
+/**
+ * One field of a class: its property (camelCase), its REST name (snake_case), its class when it nests
+ * one, and whether it is a list of them (`holdings`).
+ */
 export interface RequestField {
   prop: string;
   name: string;
   nested: DtoClass | null;
+  list: boolean;
 }
 
-/** The class a field nests, as its GraphQL type says (`@Field(() => RiskSettingsInput)`), or null. */
-function nestedClassOf(cls: DtoClass, prop: string): DtoClass | null {
-  const type: unknown = getMetadataStorage()
-    .fields.find((f) => f.target === cls && f.name === prop)
-    ?.getType();
-  return DTO_CLASSES.has(type) ? (type as DtoClass) : null;
+/** The class a field nests, as its GraphQL type says (`@Field(() => RiskSettingsInput)`, `[HoldingInput]`), or null. */
+function nestedClassOf(cls: DtoClass, prop: string): { nested: DtoClass | null; list: boolean } {
+  const field = getMetadataStorage().fields.find((f) => f.target === cls && f.name === prop);
+  const type: unknown = field?.getType();
+  return DTO_CLASSES.has(type) ? { nested: type as DtoClass, list: field?.typeOptions.array === true } : { nested: null, list: false };
 }
 
 const fieldTables = new Map<DtoClass, readonly RequestField[]>();
@@ -337,7 +481,7 @@ const fieldTables = new Map<DtoClass, readonly RequestField[]>();
 export function fieldsOf(cls: DtoClass): readonly RequestField[] {
   let fields = fieldTables.get(cls);
   if (!fields) {
-    fields = Object.keys(new cls()).map((prop) => ({ prop, name: camelToSnake(prop), nested: nestedClassOf(cls, prop) }));
+    fields = Object.keys(new cls()).map((prop) => ({ prop, name: camelToSnake(prop), ...nestedClassOf(cls, prop) }));
     fieldTables.set(cls, fields);
   }
   return fields;
@@ -346,14 +490,18 @@ export function fieldsOf(cls: DtoClass): readonly RequestField[] {
 type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
   ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
   : S;
-/** A class's shape with snake_case keys, nested classes included (maps and lists are kept). */
-export type SnakeShape<T> = T extends readonly unknown[]
-  ? T
+/** A class's shape with snake_case keys, nested classes included (in lists too; maps are kept). */
+export type SnakeShape<T> = T extends readonly (infer E)[]
+  ? SnakeShape<E>[]
   : T extends object
     ? { [K in keyof T as K extends string ? SnakeCase<K> : K]: SnakeShape<T[K]> }
     : T;
 /** The REST body of optimize (spec "PortfolioRequest"), as the validator accepts it. */
 export type RequestBody = SnakeShape<PortfolioRequestInput>;
+/** The REST bodies of the book requests, as their validators accept them. */
+export type CreatePortfolioRequestBody = SnakeShape<CreatePortfolioInput>;
+export type TradeRequestBody = SnakeShape<TradeInput>;
+export type RebalanceRequestBody = SnakeShape<RebalanceInput>;
 
 // The request classes against the engine's domain types: the same fields (snake_case) with the same
 // value types, null aside. A field added, renamed or retyped on one side only fails `tsc` here.
@@ -364,4 +512,10 @@ export type RequestClassesMatchDomain = [
   Assert<Same<FieldTypes<SnakeShape<RiskSettingsInput>>, FieldTypes<RiskSettings>>>,
   Assert<Same<FieldTypes<SnakeShape<ConstraintPackInput>>, FieldTypes<ConstraintPack>>>,
   Assert<Same<FieldTypes<SnakeShape<PolicyExplanationInput>>, FieldTypes<PolicyExplanation>>>,
+  // The book requests against book-types.ts (their nested settings and pack are checked above).
+  Assert<Same<FieldTypes<Omit<CreatePortfolioRequestBody, 'holdings' | 'risk_settings' | 'constraint_pack'>>, FieldTypes<Omit<CreatePortfolioBody, 'holdings' | 'risk_settings' | 'constraint_pack'>>>>,
+  Assert<Same<keyof CreatePortfolioRequestBody, keyof CreatePortfolioBody>>,
+  Assert<Same<SnakeShape<HoldingInput>, HoldingBody>>,
+  Assert<Same<TradeRequestBody, TradeBody>>,
+  Assert<Same<keyof RebalanceRequestBody, keyof RebalanceBody>>,
 ];

@@ -17,6 +17,11 @@
  *   x-known-preset      a suggested_preset.key the settings come from (no risk_settings, no quiz) names
  *                       a known preset
  *
+ * The book requests (a new book from holdings, a trade, a rebalance) add:
+ *
+ *   x-max-decimals      a number with at most the given number of decimals (a cost basis: 4)
+ *   x-calendar-date     a YYYY-MM-DD date that exists (no 30 February)
+ *
  * Stage keys themselves are a pattern (STAGE_KEY_PATTERN), stated as `propertyNames` in the schema.
  */
 import { isISO4217CurrencyCode, isISO8601 } from 'class-validator';
@@ -29,6 +34,12 @@ export const MAX_TOTAL_CAPITAL = 1e12;
 export const MAX_POSITIONS_LIMIT = 500;
 /** Most entries of a free-form map (sector caps, prior book, stage weights). */
 export const MAX_MAP_ENTRIES = 500;
+/** Most holdings a new book may list. */
+export const MAX_HOLDINGS = 500;
+/** Most shares of one holding or one trade (whole shares; a bound that keeps every value exact). */
+export const MAX_SHARES = 1e9;
+/** Decimals of a cost basis (the average price paid per share). */
+export const COST_BASIS_DECIMALS = 4;
 
 /** `STAGE 1`..`STAGE 4`, also `1`..`4`, any case, `_`, `-` or space; group 1 is the stage number. */
 export const STAGE_KEY_PATTERN = '^\\s*(?:[Ss][Tt][Aa][Gg][Ee][ _-]?)?([1-4])\\s*$';
@@ -222,7 +233,43 @@ export const KNOWN_PRESET: RequestRule<true> = {
   details: presetDetails,
 };
 
+/** A number with at most `decimals` decimals, within the rounding of the multiplication itself. */
+export const MAX_DECIMALS: RequestRule<number> = {
+  keyword: 'x-max-decimals',
+  type: 'number',
+  describe: (decimals) => `at most ${decimals} decimals`,
+  problem: (value, decimals) => {
+    if (typeof value !== 'number') return null;
+    const scaled = value * 10 ** decimals;
+    const whole = Math.abs(scaled - Math.round(scaled)) <= Math.max(1e-6, Math.abs(scaled) * Number.EPSILON * 4);
+    return whole ? null : `must have at most ${decimals} decimals`;
+  },
+};
+
+const CALENDAR_DATE_FORM = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A `YYYY-MM-DD` date that exists in the proleptic Gregorian calendar. */
+export function isCalendarDate(value: string): boolean {
+  const m = CALENDAR_DATE_FORM.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+export const CALENDAR_DATE: RequestRule<true> = {
+  keyword: 'x-calendar-date',
+  type: 'string',
+  describe: () => 'a calendar date YYYY-MM-DD (the day must exist)',
+  problem: (value) => (typeof value !== 'string' || isCalendarDate(value) ? null : 'must be a calendar date YYYY-MM-DD that exists'),
+};
+
 /** Every `x-` keyword of the request schema. */
 export const REQUEST_RULES: ReadonlyArray<RequestRule<never>> = [WHOLE_CENTS, SUM_MAX, DISTINCT_KEYS, ISO_4217, ISO_8601, STORABLE_TEXT, RISK_QUIZ_ANSWERS, KNOWN_PRESET] as ReadonlyArray<
   RequestRule<never>
 >;
+
+/** The `x-` keywords only the book requests use. */
+export const BOOK_REQUEST_RULES: ReadonlyArray<RequestRule<never>> = [MAX_DECIMALS, CALENDAR_DATE] as ReadonlyArray<RequestRule<never>>;
+
+/** Every `x-` keyword of every request schema (what a validator of the published document registers). */
+export const ALL_REQUEST_RULES: ReadonlyArray<RequestRule<never>> = [...REQUEST_RULES, ...BOOK_REQUEST_RULES];

@@ -1,10 +1,11 @@
 /**
- * The optimize request's JSON Schema, derived from the request classes (request/classes.ts): their
+ * The allocation requests' JSON Schemas, derived from the request classes (request/classes.ts): their
  * class-validator metadata gives each field's type and rules, their `@doc` (or else type-graphql)
  * metadata its description, nothing is written twice. One component per class under the spec's name
  * (PortfolioRequest, RiskSettings, ConstraintPackV1, InvestorProfileV1, PolicyExplanationV1,
- * SuggestedPreset); nested classes are `$ref`s to them. Rules plain JSON Schema cannot state are the
- * `x-` keywords of request/rules.ts, each explained in its field's description.
+ * SuggestedPreset; for the books CreatePortfolioRequest, TradeRequest, RebalanceRequest, NewHolding);
+ * nested classes are `$ref`s to them (a list of them: `items` is the `$ref`). Rules plain JSON Schema
+ * cannot state are the `x-` keywords of request/rules.ts, each explained in its field's description.
  *
  * Every optional field accepts null (the server treats null as omitted); unknown fields are refused.
  * A decorator this module does not know is an error at startup, so no rule can go unpublished.
@@ -12,8 +13,22 @@
 import { getMetadataStorage } from 'class-validator';
 import { getMetadataStorage as graphqlMetadata } from 'type-graphql';
 import { DEFAULT_RISK_SETTINGS } from '../engine/risk-settings.js';
-import { DEFAULT_CURRENCY, docOf, fieldsOf, MAP_ENTRIES, PortfolioRequestInput, REQUEST_CLASSES, RiskSettingsInput, type DtoClass, type MapEntries } from './classes.js';
-import { KNOWN_PRESET, REQUEST_RULES, STORABLE_TEXT } from './rules.js';
+import {
+  ALL_REQUEST_CLASSES,
+  BOOK_REQUEST_CLASSES,
+  CreatePortfolioInput,
+  DEFAULT_CURRENCY,
+  docOf,
+  fieldsOf,
+  HoldingInput,
+  MAP_ENTRIES,
+  PortfolioRequestInput,
+  REQUEST_CLASSES,
+  RiskSettingsInput,
+  type DtoClass,
+  type MapEntries,
+} from './classes.js';
+import { ALL_REQUEST_RULES, KNOWN_PRESET, STORABLE_TEXT } from './rules.js';
 
 export type JsonSchema = { [keyword: string]: unknown };
 type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
@@ -22,10 +37,11 @@ type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getT
 const DEFAULTS = new Map<DtoClass, Readonly<Record<string, unknown>>>([
   [RiskSettingsInput, DEFAULT_RISK_SETTINGS],
   [PortfolioRequestInput, { currency: DEFAULT_CURRENCY }],
+  [CreatePortfolioInput, { currency: DEFAULT_CURRENCY }],
 ]);
 
 /** The `x-` keywords by name, with what each means. */
-const RULES = new Map(REQUEST_RULES.map((r) => [r.keyword, r]));
+const RULES = new Map(ALL_REQUEST_RULES.map((r) => [r.keyword, r]));
 
 /** What a class-validator decorator (by its metadata name) says in JSON Schema; `items` for `each`. */
 const KEYWORDS: Readonly<Record<string, (constraints: unknown[]) => JsonSchema>> = {
@@ -36,6 +52,7 @@ const KEYWORDS: Readonly<Record<string, (constraints: unknown[]) => JsonSchema>>
   isObject: () => ({ type: 'object' }),
   isArray: () => ({ type: 'array' }),
   min: ([limit]) => ({ minimum: limit }),
+  isPositive: () => ({ exclusiveMinimum: 0 }),
   max: ([limit]) => ({ maximum: limit }),
   minLength: ([limit]) => ({ minLength: limit }),
   maxLength: ([limit]) => ({ maxLength: limit }),
@@ -91,7 +108,10 @@ function classSchema(cls: DtoClass, id: string, ids: ReadonlyMap<DtoClass, strin
     if (Object.keys(items).length) schema.items = items;
     // @IsIn alone: the type is its values' (all of one JSON type).
     if (schema.type === undefined && Array.isArray(schema.enum)) schema = { type: [...new Set(schema.enum.map((v) => typeof v))].join(), ...schema };
-    if (field.nested) {
+    if (field.nested && field.list) {
+      schema.items = { $ref: `${ids.get(field.nested)}#` };
+      if (optional) schema.type = [schema.type, 'null'];
+    } else if (field.nested) {
       const ref = { $ref: `${ids.get(field.nested)}#` };
       schema = optional ? { anyOf: [ref, { type: 'null' }] } : { allOf: [ref] };
     } else if (optional) {
@@ -118,6 +138,18 @@ function classSchema(cls: DtoClass, id: string, ids: ReadonlyMap<DtoClass, strin
 
 let derived: readonly JsonSchema[] | null = null;
 
+/** The rules of a whole document, on its root: each as its keyword and the sentence describing it. */
+function withDocumentRules(schema: JsonSchema, rules: ReadonlyArray<typeof STORABLE_TEXT | typeof KNOWN_PRESET>): JsonSchema {
+  return {
+    ...schema,
+    ...Object.fromEntries(rules.map((r) => [r.keyword, true])),
+    description: `${String(schema.description ?? '')}; ${rules.map((r) => r.describe(true)).join('; ')}. Unknown fields are refused; every optional field may be null (the same as omitted)`,
+  };
+}
+
+/** Every request class's published name (a `$ref` may point into the other document's components). */
+const IDS: ReadonlyMap<DtoClass, string> = new Map(ALL_REQUEST_CLASSES);
+
 /**
  * The request's component schemas, PortfolioRequest first (derived once). The request itself also
  * carries the rules of the whole document: `x-storable-text` (no string or key anywhere in it may hold
@@ -125,17 +157,27 @@ let derived: readonly JsonSchema[] | null = null;
  */
 export function requestSchemas(): readonly JsonSchema[] {
   if (!derived) {
-    const ids = new Map(REQUEST_CLASSES);
     derived = REQUEST_CLASSES.map(([cls, id], i) => {
-      const schema = classSchema(cls, id, ids);
-      if (i > 0) return schema;
-      return {
-        ...schema,
-        [STORABLE_TEXT.keyword]: true,
-        [KNOWN_PRESET.keyword]: true,
-        description: `${String(schema.description ?? '')}; ${STORABLE_TEXT.describe(true)}; ${KNOWN_PRESET.describe(true)}. Unknown fields are refused; every optional field may be null (the same as omitted)`,
-      };
+      const schema = classSchema(cls, id, IDS);
+      return i > 0 ? schema : withDocumentRules(schema, [STORABLE_TEXT, KNOWN_PRESET]);
     });
   }
   return derived;
+}
+
+let derivedBooks: readonly JsonSchema[] | null = null;
+
+/**
+ * The book requests' own component schemas (derived once): CreatePortfolioRequest, TradeRequest,
+ * RebalanceRequest (each carrying `x-storable-text` for its whole document) and NewHolding. They nest
+ * RiskSettings and ConstraintPackV1 of requestSchemas(), so a document publishing these publishes those.
+ */
+export function bookRequestSchemas(): readonly JsonSchema[] {
+  if (!derivedBooks) {
+    derivedBooks = BOOK_REQUEST_CLASSES.map(([cls, id]) => {
+      const schema = classSchema(cls, id, IDS);
+      return cls === HoldingInput ? schema : withDocumentRules(schema, [STORABLE_TEXT]);
+    });
+  }
+  return derivedBooks;
 }
