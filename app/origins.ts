@@ -12,6 +12,7 @@ import { analysisRoutes } from '../rest-compat/analysis-routes.js';
 import { ALLOCATION_SCHEMAS, ANALYSIS_SCHEMAS, SEARCH_SCHEMAS } from '../rest-compat/schemas.js';
 import { searchRoutes } from '../rest-compat/search-routes.js';
 import { buildAllocationSubgraph } from '../subgraphs/allocation/graphql/schema.js';
+import { PortfolioService } from '../subgraphs/allocation/portfolios.js';
 import { AllocationService } from '../subgraphs/allocation/service.js';
 import { UniverseCache } from '../subgraphs/allocation/universe.js';
 import { buildAnalysisSubgraph } from '../subgraphs/analysis/graphql/schema.js';
@@ -106,7 +107,10 @@ function universeCacheFor(deps: OriginDeps): UniverseCache {
 }
 
 export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyInstance> {
-  const allocation = new AllocationService(deps.db, { universes: universeCacheFor(deps) });
+  const universes = universeCacheFor(deps);
+  const allocation = new AllocationService(deps.db, { universes });
+  // A partner's books: created, traded, read and rebalanced over the same candidate universe.
+  const portfolios = new PortfolioService(deps.db, { universes });
   let app: FastifyInstance | undefined;
   const authenticate = partnerAuthenticator(deps.partnerAuth, deps.config.auth.audiences.allocation, () => app?.log);
   const subgraph = await buildAllocationSubgraph(allocation);
@@ -117,8 +121,8 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
     authChallenge: 'Bearer realm="tradegraph-allocation"',
     graphql: { schema: subgraph.schema, context: requestContext(authenticate), limits: deps.config.graphqlLimits },
   });
-  // spec "Allocation service": optimize; DESIGN section 5: the demo body; a partner's stored results.
-  await app.register(allocationRoutes, { allocation, authenticate });
+  // spec "Allocation service": optimize; DESIGN section 5: the demo body; DESIGN section 8: a partner's books.
+  await app.register(allocationRoutes, { allocation, portfolios, authenticate });
   return app;
 }
 

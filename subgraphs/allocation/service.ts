@@ -14,7 +14,9 @@
  *      that set of snapshots changes), daily closes of the names the book may hold;
  *   5. the engine (engine/optimizer.ts) builds the whole-share book and its diagnostics;
  *   6. the response, with the server's policy_explanation, is stored with the request, the effective
- *      settings, the positions and the trace id in one transaction.
+ *      settings and the trace id in one transaction, together with the book it describes: the positions
+ *      as holdings and the remaining capital as cash, at version 1 (a book to trade and rebalance like
+ *      any other; portfolios.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { unavailable, type Db } from '../platform/db.js';
@@ -27,7 +29,7 @@ import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
 import { buildPolicyExplanation, resolveRiskProfile, type PolicyExplanation } from './engine/risk-profile.js';
-import type { ConstraintPack, OptimizeResult, OptimizerDiagnostics, PortfolioAllocation } from './engine/types.js';
+import type { ConstraintPack, OptimizeInput, OptimizeResult, OptimizerDiagnostics, PortfolioAllocation } from './engine/types.js';
 import * as store from './store.js';
 import { UniverseCache, type Universe } from './universe.js';
 
@@ -220,14 +222,12 @@ export class AllocationService {
   private async book(request: PortfolioRequest, universe: Universe) {
     const profile = resolveRiskProfile(request);
     const settings = effectiveRiskSettings(profile.risk_settings);
-    const base = {
+    const result = await optimizeOn(this.universes, universe, {
       total_capital: request.total_capital,
       risk_settings: settings,
       constraint_pack: profile.constraint_pack,
       prior_book_weights: request.prior_book_weights,
-      candidates: universe.candidates,
-    };
-    const result = optimize({ ...base, closes: await this.universes.closesFor(universe, symbolsNeedingCloses(base)) });
+    });
     return { profile, settings, result };
   }
 
@@ -292,6 +292,15 @@ export class AllocationService {
 // ---------------------------------------------------------------------------------------------------------
 
 /**
+ * The optimizer on a universe: its candidates, and the closes of the names the settings need (loaded
+ * through the cache). Optimize and rebalance both build their books here.
+ */
+export async function optimizeOn(universes: UniverseCache, universe: Universe, input: Omit<OptimizeInput, 'candidates' | 'closes'>): Promise<OptimizeResult> {
+  const base = { ...input, candidates: universe.candidates };
+  return optimize({ ...base, closes: await universes.closesFor(universe, symbolsNeedingCloses(base)) });
+}
+
+/**
  * The demo shows two rows of the book, so notes about the rest go: notes naming a hidden position, and
  * the whole-book remaining-cash and max_positions notes (their figures are the full book's).
  */
@@ -313,7 +322,7 @@ const partnerIdOf = (principal: Principal): string => requirePartner(principal, 
 
 
 /** The Idempotency-Key, or the violation to report with the body's (a repeated header arrives joined by ", "). */
-function idempotencyKey(value: string | null | undefined): { value: string | null; problem?: ErrorDetail } {
+export function idempotencyKey(value: string | null | undefined): { value: string | null; problem?: ErrorDetail } {
   if (value === undefined || value === null) return { value: null };
   if (IDEMPOTENCY_KEY_RE.test(value)) return { value };
   const message = /, /.test(value)
@@ -332,7 +341,7 @@ function replay(first: store.StoredPortfolio, requestHash: string): OptimizeOutc
 }
 
 /** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

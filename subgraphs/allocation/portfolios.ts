@@ -1,0 +1,754 @@
+/**
+ * A partner's books: create one from holdings and cash (or a CSV import), record trades, read it valued
+ * at the latest closes with its trade log, and rebalance it into an order list. Optimize writes books
+ * too (service.ts); every book is traded, read and rebalanced alike here. REST handlers and GraphQL
+ * resolvers call these methods and nothing else.
+ *
+ * Rules every method keeps:
+ *   - partners only (401 otherwise), their own books only (404 PORTFOLIO_NOT_FOUND for any other id:
+ *     existence is not revealed);
+ *   - a refusal writes nothing: the body contract (dto.ts, every violation listed), then the store's
+ *     checks (symbols known with a close, no symbol twice, no date after today), then, inside one
+ *     transaction with the book's row locked (SELECT ... FOR UPDATE), the precondition and the ledger
+ *     (engine/ledger.ts: no margin, no short position);
+ *   - money is integer cents inside (engine/money.ts), decimals of whole cents outside;
+ *   - a changing request adds 1 to the book's version, once (an applied rebalance: once for all its
+ *     trades). If-Match (GraphQL expectedVersion) on another version: 412 PRECONDITION_FAILED;
+ *   - Idempotency-Key: a new book uses the portfolios table's (partner, key); a trade or an applied
+ *     rebalance the book's `portfolio_requests`, written in the same transaction as the change. A retry
+ *     answers as the first request did (a create: the book now) and changes nothing; the same key on a
+ *     different request is 400 IDEMPOTENCY_KEY_REUSED.
+ *
+ * Prices: a book is valued at each holding's latest close (rounded to the cent; at cost without one). A
+ * trade without a price takes the close on its date or the last one before it. A rebalance prices the
+ * current and the target shares at the latest close.
+ *
+ * Rebalance: the book's total value at those prices is the capital; its current weights are the
+ * optimizer's prior book (so turnover against it is measured); the book's stored settings, overridden
+ * field by field by the body's, are the settings (max_positions a hard limit: every holding outside the
+ * target is sold). Orders: sells, then buys, whole shares; buys the cash cannot pay at these prices are
+ * trimmed from the last (a note says so), so cash never goes negative after any order.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { closeOnOrBefore, findSecurities, latestCloses, type DatedClose } from '../analysis/store.js';
+import { unavailable, type Db, type Queryable } from '../platform/db.js';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+import type { FieldNaming } from '../platform/param-table.js';
+import { requirePartner, type Principal } from '../platform/principal.js';
+import { pageSize as checkPageSize, UUID_RE } from '../platform/validation.js';
+import {
+  TRADES_PAGE,
+  type BookHolding,
+  type BookOutcome,
+  type BookResponse,
+  type BookSource,
+  type BookUpdateOptions,
+  type BookWriteOptions,
+  type CreatePortfolioBody,
+  type RebalanceBody,
+  type RebalanceResponse,
+  type RebalanceTarget,
+  type TradeBody,
+  type TradePage,
+  type TradeRecord,
+  type TradeResponse,
+} from './book-types.js';
+import { MAX_TOTAL_CAPITAL, namedPath, validateCreatePortfolioBody, validateRebalanceBody, validateTradeBody } from './dto.js';
+import { parseHoldingsCsv } from './engine/holdings-csv.js';
+import { applyTrade, parseIfMatch, rebalanceOrders, valueBook, type LedgerBook, type LedgerPosition, type Order } from './engine/ledger.js';
+import { fromCents, toCents } from './engine/money.js';
+import { effectiveRiskSettings } from './engine/optimizer.js';
+import { buildPolicyExplanation, resolveRiskProfile } from './engine/risk-profile.js';
+import { DEFAULT_RISK_SETTINGS, type RiskSettings } from './engine/risk-settings.js';
+import type { ConstraintPack } from './engine/types.js';
+import { canonicalJson, idempotencyKey, optimizeOn, type PortfolioResponse } from './service.js';
+import * as store from './store.js';
+import { UniverseCache } from './universe.js';
+
+export interface PortfolioServiceOptions {
+  now?: () => Date;
+  /** The candidate universe rebalance optimizes over, shared with the optimize service (default: one of its own). */
+  universes?: UniverseCache;
+}
+
+export interface CreateOptions extends BookWriteOptions {
+  /** 'holdings' (default) or 'import'. */
+  source?: 'holdings' | 'import';
+  /** A fixed id (the demo book); default a new UUID. */
+  id?: string;
+}
+
+/** How the store's checks name a holding's field: `holdings[2].symbol`, or `line 4: symbol` for an import. */
+type HoldingField = (index: number, field: string) => string;
+
+/** The stored effective settings of a book. */
+interface StoredSettings {
+  risk_settings?: Partial<RiskSettings> | null;
+  constraint_pack?: ConstraintPack | null;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+/** A close as whole cents (at least one cent). */
+const closeCents = (close: number): number => Math.max(1, toCents(close));
+
+/** Calendar days from one date to another (0 when the second is earlier). */
+function daysBetween(from: string, to: string): number {
+  const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+  return Number.isFinite(days) && days > 0 ? days : 0;
+}
+
+function notFound(id: string): AppError {
+  return new AppError('PORTFOLIO_NOT_FOUND', `No portfolio ${JSON.stringify(id)} among yours`, [{ field: 'id', message: 'not found' }]);
+}
+
+function invalid(details: ErrorDetail[]): AppError {
+  return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
+}
+
+/** A book's settings with every default filled, as hunt, cash hunt and rebalance apply them. */
+function settingsOf(stored: unknown): { risk_settings: RiskSettings; constraint_pack: ConstraintPack | null } {
+  const s = (stored ?? {}) as StoredSettings;
+  return {
+    risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(s.risk_settings ?? {}) } as RiskSettings),
+    constraint_pack: s.constraint_pack ?? null,
+  };
+}
+
+/** What the precondition of a write asks for: any version (none sent), or one of these. */
+type Precondition = { any: true } | { any: false; versions: number[] };
+
+/** The book's ledger: cash and positions in cents. */
+function ledgerOf(cash: number, holdings: readonly store.HoldingRecord[]): LedgerBook {
+  return { cash: toCents(cash), positions: new Map(holdings.map((h) => [h.symbol, { shares: h.shares, cost: toCents(h.costTotal) }])) };
+}
+
+function tradeRecord(t: store.TradeRow): TradeRecord {
+  return {
+    trade_id: t.id,
+    seq: t.seq,
+    symbol: t.symbol,
+    side: t.side,
+    shares: t.shares,
+    price: t.price,
+    price_source: t.priceSource,
+    value: fromCents(t.shares * toCents(t.price)),
+    date: t.tradeDate,
+    realised_pnl: t.realisedPnl,
+    cash_after: t.cashAfter,
+    version: t.version,
+    origin: t.origin,
+    recorded_at: t.recordedAt,
+    trace_id: t.traceId,
+  };
+}
+
+/** A retry's answer: the stored one when the request is the same, else IDEMPOTENCY_KEY_REUSED. */
+function replayOf<T>(prior: { requestHash: string; responseText: string }, requestHash: string, what: string): BookOutcome<T> {
+  if (prior.requestHash !== requestHash) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', `This Idempotency-Key was already used for a different ${what} on this book; use a new key for a new request`, [
+      { field: 'Idempotency-Key', message: 'already used for a different request' },
+    ]);
+  }
+  return { response: JSON.parse(prior.responseText) as T, replayed: true };
+}
+
+/** Signals that the book changed between planning a rebalance and locking it. */
+class BookMoved {
+  constructor(readonly version: number) {}
+}
+
+export class PortfolioService {
+  private readonly now: () => Date;
+  private readonly universes: UniverseCache;
+
+  constructor(
+    private readonly db: Db,
+    options: PortfolioServiceOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.universes = options.universes ?? new UniverseCache(db);
+  }
+
+  private today(): string {
+    return this.now().toISOString().slice(0, 10);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Create and import
+  // -------------------------------------------------------------------------------------------------------
+
+  /** A new book from holdings and cash (REST body or a GraphQL input's body): 201 with the book valued. */
+  async create(principal: Principal, body: unknown, options: CreateOptions): Promise<BookOutcome<BookResponse>> {
+    const partnerId = requirePartner(principal, 'creating a book').partnerId;
+    const key = idempotencyKey(options.idempotencyKey);
+    const valid = validateCreatePortfolioBody(body, options.naming, key.problem ? [key.problem] : []);
+    const field: HoldingField = (i, f) => namedPath(`holdings[${i}].${f}`, options.naming);
+    return this.createValid(partnerId, valid, key.value, options, options.source ?? 'holdings', field);
+  }
+
+  /**
+   * A new book from a broker-style CSV (engine/holdings-csv.ts) and the name, currency and cash given
+   * beside it (query string or CLI flags; cash may be text). Every bad line and field is listed at once
+   * (`line 4: shares`); then the same rules as create, source 'import'.
+   */
+  async importCsv(
+    principal: Principal,
+    csv: string,
+    fields: { name?: string | null; currency?: string | null; cash?: number | string | null },
+    options: BookWriteOptions & { id?: string },
+  ): Promise<BookOutcome<BookResponse>> {
+    const partnerId = requirePartner(principal, 'importing a book').partnerId;
+    const key = idempotencyKey(options.idempotencyKey);
+    const parsed = parseHoldingsCsv(csv);
+    const problems: ErrorDetail[] = [...parsed.problems];
+    if (key.problem) problems.push(key.problem);
+    let cash: unknown = fields.cash ?? 0;
+    if (typeof cash === 'string') {
+      const text = cash.trim();
+      cash = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+      if (Number.isNaN(cash)) problems.push({ field: 'cash', message: `must be a number (got ${JSON.stringify(text.slice(0, 40))})` });
+    }
+    const body: Record<string, unknown> = { name: fields.name ?? undefined, cash: Number.isNaN(cash) ? 0 : cash, holdings: parsed.holdings };
+    if (fields.currency !== null && fields.currency !== undefined) body.currency = fields.currency;
+    const lineOf = (i: number): string => `line ${parsed.lines[i] ?? i + 2}`;
+    let valid: CreatePortfolioBody;
+    try {
+      valid = validateCreatePortfolioBody(body, options.naming, problems);
+    } catch (err) {
+      // The contract names a holding by its index: name it by its line in the file.
+      if (err instanceof AppError && err.details) {
+        const details = err.details.map((d) => {
+          const m = /^holdings\[(\d+)\]\.(.+)$/.exec(d.field ?? '');
+          return m ? { ...d, field: `${lineOf(Number(m[1]))}: ${m[2]}` } : d;
+        });
+        throw invalid(details);
+      }
+      throw err;
+    }
+    return this.createValid(partnerId, valid, key.value, options, 'import', (i, f) => `${lineOf(i)}: ${f}`);
+  }
+
+  private async createValid(
+    partnerId: string,
+    valid: CreatePortfolioBody,
+    idemKey: string | null,
+    options: BookWriteOptions & { id?: string },
+    source: 'holdings' | 'import',
+    field: HoldingField,
+  ): Promise<BookOutcome<BookResponse>> {
+    const requestHash = sha256(canonicalJson({ kind: 'create', source, body: valid }));
+    if (idemKey !== null) {
+      const first = await store.findByIdempotencyKey(this.db, partnerId, idemKey);
+      if (first) return this.createReplay(partnerId, first, requestHash);
+    }
+    const today = this.today();
+    const symbols = valid.holdings.map((h) => h.symbol);
+    const [closes, securities] = await Promise.all([latestCloses(this.db, symbols), findSecurities(this.db, symbols)]);
+    const sectors = new Map(securities.map((s) => [s.symbol, s.sector]));
+
+    // The store's checks, every problem at once.
+    const problems: ErrorDetail[] = [];
+    const seen = new Map<string, number>();
+    const costs = valid.holdings.map((h) => Math.round((h.shares * Math.round(h.cost_basis * 1e4)) / 100));
+    valid.holdings.forEach((h, i) => {
+      if (!closes.has(h.symbol)) problems.push({ field: field(i, 'symbol'), message: `unknown symbol ${JSON.stringify(h.symbol)}, or no prices stored for it` });
+      const first = seen.get(h.symbol);
+      if (first !== undefined) problems.push({ field: field(i, 'symbol'), message: `${h.symbol} is already held at ${field(first, 'symbol')}; one holding per symbol` });
+      else seen.set(h.symbol, i);
+      if (h.entry_date && h.entry_date > today) problems.push({ field: field(i, 'entry_date'), message: `${h.entry_date} is after today (${today})` });
+      if (costs[i] > toCents(MAX_TOTAL_CAPITAL)) problems.push({ field: field(i, 'cost_basis'), message: `shares x cost_basis exceeds ${MAX_TOTAL_CAPITAL}` });
+    });
+    const cashCents = toCents(valid.cash);
+    const costCents = costs.reduce((s, c) => s + c, 0);
+    if (problems.length === 0 && cashCents + costCents > toCents(MAX_TOTAL_CAPITAL)) {
+      problems.push({ field: 'cash', message: `cash + the holdings' cost exceeds ${MAX_TOTAL_CAPITAL}` });
+    }
+    if (problems.length) throw invalid(problems);
+
+    const id = options.id ?? randomUUID();
+    const createdAt = this.now().toISOString();
+    const profile = resolveRiskProfile({ risk_settings: valid.risk_settings ?? null, constraint_pack: valid.constraint_pack ?? null });
+    const settings = effectiveRiskSettings(profile.risk_settings);
+    const currency = valid.currency ?? 'USD';
+    const opening: PortfolioResponse = {
+      portfolio_id: id,
+      name: valid.name,
+      description: null,
+      total_capital: fromCents(cashCents + costCents),
+      allocated_capital: fromCents(costCents),
+      remaining_capital: fromCents(cashCents),
+      position_count: valid.holdings.length,
+      allocations: [],
+      created_at: createdAt,
+      currency,
+      risk_settings: settings,
+      trace_id: options.traceId,
+      optimizer_diagnostics: null,
+      policy_explanation: buildPolicyExplanation(profile),
+      constraint_pack: profile.constraint_pack,
+      investor_profile: null,
+      analysis_date: null,
+    };
+    const written = await this.db.transaction(async (tx) => {
+      const inserted = await store.insertPortfolio(
+        tx,
+        {
+          id,
+          partnerId,
+          name: valid.name,
+          currency,
+          totalCapital: opening.total_capital,
+          allocatedCapital: opening.allocated_capital,
+          remainingCapital: opening.remaining_capital,
+          positionCount: opening.position_count,
+          analysisDate: null,
+          createdAt,
+          traceId: options.traceId,
+          idempotencyKey: idemKey,
+          requestHash,
+          request: valid,
+          effectiveSettings: { risk_settings: settings, constraint_pack: profile.constraint_pack, preset_key: null, source: profile.source },
+          responseText: JSON.stringify(opening),
+          cash: fromCents(cashCents),
+          source,
+        },
+        [],
+      );
+      if (!inserted) return false;
+      await store.insertHoldings(
+        tx,
+        id,
+        valid.holdings.map((h, i) => ({
+          symbol: h.symbol,
+          position: i + 1,
+          shares: h.shares,
+          costTotal: fromCents(costs[i]),
+          entryDate: h.entry_date ?? today,
+          stopLoss: h.stop_loss ?? null,
+          targetPrice: h.target_price ?? null,
+          sector: sectors.get(h.symbol) ?? null,
+          supportAtEntry: null,
+        })),
+      );
+      return true;
+    });
+    if (!written) {
+      // A concurrent request with the same key committed first: its book is the answer.
+      const first = idemKey === null ? null : await store.findByIdempotencyKey(this.db, partnerId, idemKey);
+      if (!first) throw unavailable();
+      return this.createReplay(partnerId, first, requestHash);
+    }
+    return { response: await this.bookOf(this.db, partnerId, id), replayed: false };
+  }
+
+  private async createReplay(partnerId: string, first: store.StoredPortfolio, requestHash: string): Promise<BookOutcome<BookResponse>> {
+    if (first.requestHash !== requestHash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request; use a new key for a new request', [
+        { field: 'Idempotency-Key', message: `already used for portfolio ${first.id}` },
+      ]);
+    }
+    return { response: await this.bookOf(this.db, partnerId, first.id), replayed: true };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Reads
+  // -------------------------------------------------------------------------------------------------------
+
+  /** The caller's book now: holdings valued at the latest closes, cash, version, trade log page 1. */
+  async book(principal: Principal, id: string): Promise<BookResponse> {
+    const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
+    return this.bookOf(this.db, partnerId, this.bookId(id));
+  }
+
+  /** A page of the caller's book's trade log, newest first. */
+  async trades(principal: Principal, id: string, options: { page?: number | null; pageSize?: number | null; naming: FieldNaming }): Promise<TradePage> {
+    const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
+    const bookId = this.bookId(id);
+    const page = options.page ?? 1;
+    if (!Number.isInteger(page) || page < 1 || page > 1e6) throw invalid([{ field: 'page', message: 'expected an integer from 1' }]);
+    const size = checkPageSize(options.pageSize, options.naming === 'rest' ? 'page_size' : 'pageSize', TRADES_PAGE.default, TRADES_PAGE.max);
+    const header = await store.findBookHeader(this.db, partnerId, bookId);
+    if (!header) throw notFound(id);
+    return (await this.tradePage(this.db, bookId, page, size)).page;
+  }
+
+  /** The stored optimize result of the caller's book (404 for books that were not optimized). */
+  async optimizeResultText(principal: Principal, id: string): Promise<string> {
+    const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
+    const text = await store.findOptimizeResponse(this.db, partnerId, this.bookId(id));
+    if (text === null) throw notFound(id);
+    return text;
+  }
+
+  private bookId(id: string): string {
+    if (!UUID_RE.test(id)) throw notFound(id);
+    return id.toLowerCase();
+  }
+
+  private async tradePage(q: Queryable, bookId: string, page: number, size: number): Promise<{ page: TradePage; realisedPnl: number }> {
+    const { items, total, realisedPnl } = await store.listTrades(q, bookId, { offset: (page - 1) * size, limit: size });
+    return { page: { items: items.map(tradeRecord), page, page_size: size, total, has_more: page * size < total }, realisedPnl };
+  }
+
+  private async bookOf(q: Queryable, partnerId: string, bookId: string): Promise<BookResponse> {
+    const header = await store.findBookHeader(q, partnerId, bookId);
+    if (!header) throw notFound(bookId);
+    return this.bookFrom(q, header);
+  }
+
+  /** The book of a header (read on `q`: inside a transaction, its own connection). */
+  private async bookFrom(q: Queryable, header: store.BookHeader): Promise<BookResponse> {
+    const holdings = await store.listHoldings(q, header.id);
+    const closes = await latestCloses(q, holdings.map((h) => h.symbol));
+    const trades = await this.tradePage(q, header.id, 1, TRADES_PAGE.default);
+    const prices = new Map<string, number>();
+    for (const [symbol, c] of closes) prices.set(symbol, closeCents(c.close));
+    const valued = valueBook(ledgerOf(header.cash, holdings), prices);
+    const bySymbol = new Map(holdings.map((h) => [h.symbol, h]));
+    let valuationDate: string | null = null;
+    for (const c of closes.values()) if (valuationDate === null || c.date > valuationDate) valuationDate = c.date;
+    const rows: BookHolding[] = valued.positions.map((p) => {
+      const h = bySymbol.get(p.symbol) as store.HoldingRecord;
+      const close: DatedClose | undefined = closes.get(p.symbol);
+      return {
+        symbol: p.symbol,
+        sector: h.sector,
+        shares: p.shares,
+        cost_basis: round4(p.cost / 100 / p.shares),
+        cost_total: fromCents(p.cost),
+        price: p.price === null ? null : fromCents(p.price),
+        price_date: close?.date ?? null,
+        market_value: fromCents(p.value),
+        weight: round6(p.weight),
+        unrealised_pnl: fromCents(p.unrealised),
+        unrealised_pnl_pct: p.cost > 0 ? round6(p.unrealised / p.cost) : null,
+        entry_date: h.entryDate,
+        days_held: daysBetween(h.entryDate, close?.date ?? valuationDate ?? this.today()),
+        stop_loss: h.stopLoss,
+        target_price: h.targetPrice,
+      };
+    });
+    const settings = settingsOf(header.effectiveSettings);
+    return {
+      portfolio_id: header.id,
+      name: header.name,
+      currency: header.currency,
+      source: header.source as BookSource,
+      version: header.version,
+      created_at: header.createdAt,
+      updated_at: header.updatedAt,
+      cash: fromCents(valued.cash),
+      holdings_value: fromCents(valued.holdingsValue),
+      total_value: fromCents(valued.total),
+      cost_total: fromCents(valued.cost),
+      unrealised_pnl: fromCents(valued.unrealised),
+      realised_pnl: trades.realisedPnl,
+      valuation_date: valuationDate,
+      position_count: rows.length,
+      holdings: rows,
+      risk_settings: settings.risk_settings,
+      constraint_pack: settings.constraint_pack,
+      trades: trades.page,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Writes to a book
+  // -------------------------------------------------------------------------------------------------------
+
+  /** The precondition of a write: GraphQL expectedVersion, else If-Match (a malformed header is a problem). */
+  private precondition(options: BookUpdateOptions, problems: ErrorDetail[]): Precondition {
+    if (options.expectedVersion !== null && options.expectedVersion !== undefined) {
+      if (!Number.isInteger(options.expectedVersion) || options.expectedVersion < 1) {
+        problems.push({ field: 'expectedVersion', message: 'expected a version from 1' });
+        return { any: true };
+      }
+      return { any: false, versions: [options.expectedVersion] };
+    }
+    if (options.ifMatch === null || options.ifMatch === undefined) return { any: true };
+    const parsed = parseIfMatch(options.ifMatch);
+    if (parsed === null) {
+      problems.push({ field: 'If-Match', message: 'expected * or a list of entity tags such as "3"' });
+      return { any: true };
+    }
+    return parsed;
+  }
+
+  private checkPrecondition(pre: Precondition, version: number, options: BookUpdateOptions): void {
+    if (pre.any || pre.versions.includes(version)) return;
+    const field = options.expectedVersion !== null && options.expectedVersion !== undefined ? 'expectedVersion' : 'If-Match';
+    throw new AppError('PRECONDITION_FAILED', `The book has changed: it is at version ${version}; read it again and retry`, [
+      { field, message: `the book is at version ${version}` },
+    ]);
+  }
+
+  /** Records one buy or sale: shares and cash change in one transaction; the trade and the book after it. */
+  async trade(principal: Principal, id: string, body: unknown, options: BookUpdateOptions): Promise<BookOutcome<TradeResponse>> {
+    const partnerId = requirePartner(principal, 'recording trades').partnerId;
+    const bookId = this.bookId(id);
+    const header = await store.findBookHeader(this.db, partnerId, bookId);
+    if (!header) throw notFound(id);
+    const key = idempotencyKey(options.idempotencyKey);
+    const problems: ErrorDetail[] = key.problem ? [key.problem] : [];
+    const pre = this.precondition(options, problems);
+    const valid: TradeBody = validateTradeBody(body, options.naming, problems);
+    const requestHash = sha256(canonicalJson({ kind: 'trade', body: valid }));
+
+    // The store's checks.
+    const today = this.today();
+    const date = valid.date ?? today;
+    if (date > today) throw invalid([{ field: 'date', message: `${date} is after today (${today})` }]);
+    let price: number;
+    let priceSource: 'given' | 'close';
+    if (valid.price !== null && valid.price !== undefined) {
+      const known = (await latestCloses(this.db, [valid.symbol])).has(valid.symbol);
+      if (!known && !(await store.listHoldings(this.db, bookId)).some((h) => h.symbol === valid.symbol)) {
+        throw invalid([{ field: 'symbol', message: `unknown symbol ${JSON.stringify(valid.symbol)}, or no prices stored for it` }]);
+      }
+      price = toCents(valid.price);
+      priceSource = 'given';
+    } else {
+      const close = await closeOnOrBefore(this.db, valid.symbol, date);
+      if (!close) {
+        const known = (await latestCloses(this.db, [valid.symbol])).has(valid.symbol);
+        throw invalid([
+          known
+            ? { field: 'price', message: `no close of ${valid.symbol} on or before ${date}; send a price` }
+            : { field: 'symbol', message: `unknown symbol ${JSON.stringify(valid.symbol)}, or no prices stored for it` },
+        ]);
+      }
+      price = closeCents(close.close);
+      priceSource = 'close';
+    }
+
+    return this.db.transaction(async (tx) => {
+      const locked = await store.lockBookHeader(tx, partnerId, bookId);
+      if (!locked) throw notFound(id);
+      if (key.value !== null) {
+        const prior = await store.findBookRequest(tx, bookId, key.value);
+        if (prior) return replayOf<TradeResponse>(prior, requestHash, 'trade');
+      }
+      this.checkPrecondition(pre, locked.version, options);
+      const recordedAt = this.now().toISOString();
+      const version = locked.version + 1;
+      const [trade] = await this.record(tx, locked, [{ symbol: valid.symbol, side: valid.side, shares: valid.shares, price, value: valid.shares * price }], {
+        priceSource,
+        date,
+        version,
+        origin: 'trade',
+        recordedAt,
+        traceId: options.traceId,
+      });
+      const response: TradeResponse = { trade, portfolio: await this.bookOf(tx, partnerId, bookId) };
+      if (key.value !== null) await store.insertBookRequest(tx, bookId, { key: key.value, requestHash, responseText: JSON.stringify(response), createdAt: recordedAt });
+      return { response, replayed: false };
+    });
+  }
+
+  /**
+   * Applies orders to a locked book through the ledger (a refusal throws, so the transaction writes
+   * nothing), records each as a trade and writes the holdings, cash and version. Returns the trades.
+   */
+  private async record(
+    tx: Queryable,
+    locked: store.BookHeader,
+    orders: readonly Order[],
+    how: { priceSource: 'given' | 'close'; date: string; version: number; origin: 'trade' | 'rebalance'; recordedAt: string; traceId: string },
+  ): Promise<TradeRecord[]> {
+    const holdings = await store.listHoldings(tx, locked.id);
+    const bySymbol = new Map(holdings.map((h) => [h.symbol, h]));
+    let nextPosition = holdings.reduce((m, h) => Math.max(m, h.position), 0) + 1;
+    let book = ledgerOf(locked.cash, holdings);
+    let seq = await store.nextTradeSeq(tx, locked.id);
+    const rows: store.TradeRow[] = [];
+    const touched = new Map<string, LedgerPosition | null>();
+    for (const o of orders) {
+      const result = applyTrade(book, o);
+      if (!result.ok) throw new AppError(result.refusal.code, result.refusal.message, [{ field: result.refusal.field, message: result.refusal.message }]);
+      book = result.book;
+      touched.set(o.symbol, result.position);
+      rows.push({
+        id: randomUUID(),
+        seq: seq++,
+        symbol: o.symbol,
+        side: o.side,
+        shares: o.shares,
+        price: fromCents(o.price),
+        priceSource: how.priceSource,
+        tradeDate: how.date,
+        realisedPnl: result.realised === null ? null : fromCents(result.realised),
+        cashAfter: fromCents(book.cash),
+        version: how.version,
+        origin: how.origin,
+        recordedAt: how.recordedAt,
+        traceId: how.traceId,
+      });
+    }
+    if (rows.length === 0) return [];
+    await store.insertTrades(tx, locked.id, rows);
+    const opened = [...touched].filter(([symbol, p]) => p !== null && !bySymbol.has(symbol)).map(([symbol]) => symbol);
+    const sectors = new Map((opened.length ? await findSecurities(tx, opened) : []).map((s) => [s.symbol, s.sector]));
+    for (const [symbol, p] of touched) {
+      const held = bySymbol.get(symbol);
+      if (p === null) {
+        if (held) await store.deleteHolding(tx, locked.id, symbol);
+        continue;
+      }
+      await store.upsertHolding(tx, locked.id, {
+        symbol,
+        position: held?.position ?? nextPosition++,
+        shares: p.shares,
+        costTotal: fromCents(p.cost),
+        entryDate: held?.entryDate ?? how.date,
+        stopLoss: held?.stopLoss ?? null,
+        targetPrice: held?.targetPrice ?? null,
+        sector: held ? held.sector : (sectors.get(symbol) ?? null),
+        supportAtEntry: held?.supportAtEntry ?? null,
+      });
+    }
+    await store.updateBookHeader(tx, locked.id, { cash: fromCents(book.cash), version: how.version, updatedAt: how.recordedAt });
+    return rows.map(tradeRecord);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Rebalance
+  // -------------------------------------------------------------------------------------------------------
+
+  /**
+   * The orders that move the caller's book to the optimizer's target; with `apply` they are recorded as
+   * trades in one transaction (version +1 once). Without apply nothing is written (no precondition,
+   * no Idempotency-Key record).
+   */
+  async rebalance(principal: Principal, id: string, body: unknown, options: BookUpdateOptions & { apply: boolean }): Promise<BookOutcome<RebalanceResponse>> {
+    const partnerId = requirePartner(principal, 'rebalancing a book').partnerId;
+    const bookId = this.bookId(id);
+    let header = await store.findBookHeader(this.db, partnerId, bookId);
+    if (!header) throw notFound(id);
+    const key = idempotencyKey(options.idempotencyKey);
+    const problems: ErrorDetail[] = key.problem ? [key.problem] : [];
+    const pre = this.precondition(options, problems);
+    const valid: RebalanceBody = validateRebalanceBody(body ?? {}, options.naming, problems);
+    const requestHash = sha256(canonicalJson({ kind: 'rebalance', body: valid }));
+    const idemKey = options.apply ? key.value : null;
+
+    for (let attempt = 0; ; attempt++) {
+      const plan = await this.plan(header, valid);
+      if (!options.apply) return { response: plan, replayed: false };
+      const outcome = await this.db.transaction(async (tx): Promise<BookOutcome<RebalanceResponse> | BookMoved> => {
+        const locked = await store.lockBookHeader(tx, partnerId, bookId);
+        if (!locked) throw notFound(id);
+        if (idemKey !== null) {
+          const prior = await store.findBookRequest(tx, bookId, idemKey);
+          if (prior) return replayOf<RebalanceResponse>(prior, requestHash, 'rebalance');
+        }
+        this.checkPrecondition(pre, locked.version, options);
+        if (locked.version !== plan.version) return new BookMoved(locked.version);
+        const recordedAt = this.now().toISOString();
+        const changes = plan.orders.length > 0;
+        const version = changes ? locked.version + 1 : locked.version;
+        const trades = await this.record(
+          tx,
+          locked,
+          plan.orders.map((o) => ({ symbol: o.symbol, side: o.side, shares: o.shares, price: toCents(o.price), value: toCents(o.value) })),
+          { priceSource: 'close', date: this.today(), version, origin: 'rebalance', recordedAt, traceId: options.traceId },
+        );
+        const response: RebalanceResponse = { ...plan, applied: true, version_after: version, trades };
+        if (idemKey !== null) await store.insertBookRequest(tx, bookId, { key: idemKey, requestHash, responseText: JSON.stringify(response), createdAt: recordedAt });
+        return { response, replayed: false };
+      });
+      if (!(outcome instanceof BookMoved)) return outcome;
+      // A trade landed between the plan and the lock: plan again on the book as it is now.
+      if (attempt >= 2) {
+        throw new AppError('PRECONDITION_FAILED', `The book kept changing while the rebalance was planned; it is at version ${outcome.version}; retry`, [
+          { field: options.naming === 'graphql' ? 'expectedVersion' : 'If-Match', message: `the book is at version ${outcome.version}` },
+        ]);
+      }
+      header = await store.findBookHeader(this.db, partnerId, bookId);
+      if (!header) throw notFound(id);
+    }
+  }
+
+  /** The target book and its orders for a book as it is now (nothing written). */
+  private async plan(header: store.BookHeader, body: RebalanceBody): Promise<RebalanceResponse> {
+    const holdings = await store.listHoldings(this.db, header.id);
+    const closes = await latestCloses(this.db, holdings.map((h) => h.symbol));
+    const notes: string[] = [];
+    const prices = new Map<string, number>();
+    for (const h of holdings) {
+      const close = closes.get(h.symbol);
+      if (close) prices.set(h.symbol, closeCents(close.close));
+      else {
+        prices.set(h.symbol, Math.max(1, Math.round(toCents(h.costTotal) / h.shares)));
+        notes.push(`${h.symbol}: no close stored, so it is valued and traded at its cost basis`);
+      }
+    }
+    const ledger = ledgerOf(header.cash, holdings);
+    const valued = valueBook(ledger, prices);
+    const total = valued.total;
+
+    const stored = settingsOf(header.effectiveSettings);
+    const given = Object.fromEntries(Object.entries(body.risk_settings ?? {}).filter(([, v]) => v !== undefined && v !== null));
+    const riskSettings = effectiveRiskSettings({ ...stored.risk_settings, ...given } as RiskSettings);
+    const constraintPack = body.constraint_pack ?? stored.constraint_pack;
+    const prior: Record<string, number> = {};
+    for (const p of valued.positions) if (p.value > 0 && total > 0) prior[p.symbol] = p.value / total;
+
+    const universe = await this.universes.get();
+    const result = await optimizeOn(this.universes, universe, {
+      total_capital: fromCents(total),
+      risk_settings: riskSettings,
+      constraint_pack: constraintPack,
+      prior_book_weights: Object.keys(prior).length ? prior : null,
+    });
+    let allocations = result.allocations.filter((a) => a.shares > 0);
+    if (allocations.length > riskSettings.max_positions) {
+      notes.push(`max_positions: kept the ${riskSettings.max_positions} best-ranked names of ${allocations.length}`);
+      allocations = allocations.slice(0, riskSettings.max_positions);
+    }
+    const newSymbols = allocations.map((a) => a.symbol).filter((s) => !prices.has(s));
+    const newCloses = await latestCloses(this.db, newSymbols);
+    for (const a of allocations) {
+      if (prices.has(a.symbol)) continue;
+      const close = newCloses.get(a.symbol);
+      prices.set(a.symbol, close ? closeCents(close.close) : Math.max(1, toCents(a.entry_price)));
+    }
+    const current = new Map(holdings.map((h) => [h.symbol, h.shares]));
+    const target = new Map(allocations.map((a) => [a.symbol, a.shares]));
+    const orders = rebalanceOrders(current, target, prices, ledger.cash);
+    for (const t of orders.trimmed) {
+      notes.push(
+        t.kept === 0
+          ? `cash: no ${t.symbol} bought (wanted ${t.wanted}), so that cash stays at or above 0 at the latest closes`
+          : `cash: bought ${t.kept} of ${t.wanted} ${t.symbol}, so that cash stays at or above 0 at the latest closes`,
+      );
+    }
+    const targetRows: RebalanceTarget[] = [...orders.target]
+      .map(([symbol, shares]) => {
+        const price = prices.get(symbol) as number;
+        return { symbol, shares, current_shares: current.get(symbol) ?? 0, price: fromCents(price), value: fromCents(shares * price), weight: total > 0 ? round6((shares * price) / total) : 0 };
+      })
+      .sort((a, b) => b.value - a.value || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+    return {
+      portfolio_id: header.id,
+      version: header.version,
+      applied: false,
+      version_after: null,
+      total_value: fromCents(total),
+      cash_before: fromCents(ledger.cash),
+      cash_after: fromCents(orders.cashAfter),
+      sell_value: fromCents(orders.sellValue),
+      buy_value: fromCents(orders.buyValue),
+      turnover: total > 0 ? round6((orders.sellValue + orders.buyValue) / (2 * total)) : 0,
+      orders: orders.orders.map((o) => ({ symbol: o.symbol, side: o.side, shares: o.shares, price: fromCents(o.price), value: fromCents(o.value) })),
+      target: targetRows,
+      risk_settings: riskSettings,
+      constraint_pack: constraintPack,
+      optimizer_diagnostics: result.diagnostics,
+      analysis_date: universe.analysisDate,
+      notes,
+      trades: [],
+    };
+  }
+}
