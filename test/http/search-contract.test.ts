@@ -436,7 +436,7 @@ describe.each(BACKENDS)('opportunity-search REST contract on %s', (backend) => {
       expect(before.status).toBe(200);
 
       const positions = await store.db.query<{ symbol: string; shares: number; stop_loss: number; support_at_entry: number | null }>(
-        'SELECT symbol, shares::int AS shares, stop_loss::float8 AS stop_loss, support_at_entry::float8 AS support_at_entry FROM portfolio_positions WHERE portfolio_id = $1::uuid ORDER BY rank',
+        'SELECT symbol, shares::int AS shares, stop_loss::float8 AS stop_loss, support_at_entry::float8 AS support_at_entry FROM portfolio_holdings WHERE portfolio_id = $1::uuid ORDER BY position',
         [id],
       );
       expect(positions).toHaveLength(5);
