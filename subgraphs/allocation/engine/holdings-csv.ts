@@ -91,32 +91,32 @@ function isCalendarDate(value: string): boolean {
 type Cell<T> = { ok: true; value: T } | { ok: false; message: string };
 
 function readShares(raw: string): Cell<number> {
-  if (raw === '') return { ok: false, message: 'shares is empty: a whole number >= 1 is required' };
+  if (raw === '') return { ok: false, message: 'is empty: a whole number of shares >= 1 is required' };
   const amount = readAmount(raw);
-  if (amount === null) return { ok: false, message: `shares ${show(raw)} is not a number` };
+  if (amount === null) return { ok: false, message: `${show(raw)} is not a number` };
   if (amount.decimals > 0 || amount.value < 1) {
-    return { ok: false, message: `shares ${show(raw)} must be a whole number >= 1 (no fractional or short positions)` };
+    return { ok: false, message: `${show(raw)} must be a whole number >= 1 (no fractional or short positions)` };
   }
   if (amount.value > HOLDINGS_CSV_MAX_SHARES) {
-    return { ok: false, message: `shares ${show(raw)} must be at most ${HOLDINGS_CSV_MAX_SHARES}` };
+    return { ok: false, message: `${show(raw)} must be at most ${HOLDINGS_CSV_MAX_SHARES}` };
   }
   return { ok: true, value: amount.value };
 }
 
 function readCostBasis(raw: string): Cell<number> {
-  if (raw === '') return { ok: false, message: 'cost_basis is empty: the average price paid per share is required' };
+  if (raw === '') return { ok: false, message: 'is empty: the average price paid per share is required' };
   const amount = readAmount(raw);
-  if (amount === null) return { ok: false, message: `cost_basis ${show(raw)} is not a number` };
-  if (amount.value < 0) return { ok: false, message: `cost_basis ${show(raw)} must be >= 0` };
+  if (amount === null) return { ok: false, message: `${show(raw)} is not a number` };
+  if (amount.value < 0) return { ok: false, message: `${show(raw)} must be >= 0` };
   if (amount.decimals > MAX_COST_DECIMALS) {
-    return { ok: false, message: `cost_basis ${show(raw)} has more than ${MAX_COST_DECIMALS} decimals` };
+    return { ok: false, message: `${show(raw)} has more than ${MAX_COST_DECIMALS} decimals` };
   }
   return { ok: true, value: amount.value };
 }
 
 function readEntryDate(raw: string): Cell<string | null> {
   if (raw === '') return { ok: true, value: null };
-  if (!isCalendarDate(raw)) return { ok: false, message: `entry_date ${show(raw)} is not a calendar date YYYY-MM-DD` };
+  if (!isCalendarDate(raw)) return { ok: false, message: `${show(raw)} is not a calendar date YYYY-MM-DD` };
   return { ok: true, value: raw };
 }
 
@@ -226,7 +226,7 @@ export function parseHoldingsCsv(text: string): ParsedHoldingsCsv {
 
     const symbol = cellOf(fields, 'symbol');
     if (symbol === '') {
-      problems.push({ field: at('symbol'), message: 'symbol is empty' });
+      problems.push({ field: at('symbol'), message: 'is empty' });
     } else {
       const first = firstLineOf.get(symbol);
       if (first !== undefined) {

@@ -78,7 +78,7 @@ describe('parseHoldingsCsv: problems', () => {
       'line 6: shares', 'line 6: cost_basis', 'line 6: entry_date',
     ]);
     const byField = Object.fromEntries(r.problems.map((p) => [p.field, p.message]));
-    expect(byField['line 4: symbol']).toBe('symbol is empty');
+    expect(byField['line 4: symbol']).toBe('is empty');
     expect(byField['line 4: shares']).toMatch(/"2\.5" must be a whole number >= 1/);
     expect(byField['line 4: cost_basis']).toMatch(/"abc" is not a number/);
     expect(byField['line 4: entry_date']).toMatch(/"2026-02-30" is not a calendar date YYYY-MM-DD/);
@@ -90,7 +90,7 @@ describe('parseHoldingsCsv: problems', () => {
 
   it('refuses a missing or empty required cell (a short row)', () => {
     const r = parseHoldingsCsv('symbol,shares,cost_basis\nAAPL,3\n');
-    expect(r.problems).toEqual([{ field: 'line 2: cost_basis', message: expect.stringContaining('cost_basis is empty') }]);
+    expect(r.problems).toEqual([{ field: 'line 2: cost_basis', message: 'is empty: the average price paid per share is required' }]);
   });
 
   it('refuses malformed thousands groups and more than 1e9 shares', () => {
