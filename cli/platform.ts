@@ -1,12 +1,14 @@
 /**
  * Starts any set of origins in this process on one store: opens the database, applies migrations,
- * loads the demo market on first start, and listens. `npm start` and the HTTP tests both use it.
+ * loads the demo market on first start (and, with the allocation origin, the demo book: cli/demo-book.ts),
+ * and listens. `npm start` and the HTTP tests both use it.
  */
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
 import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
 import { ensureSampledHistory, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
 import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
@@ -34,6 +36,8 @@ export interface RunningPlatform {
   apps: Partial<Record<Origin, FastifyInstance>>;
   db: Db | undefined;
   demo: DemoLoadReport | null;
+  /** The demo book created on this start (DEMO_DATA, allocation origin), or null when it existed or there is no demo market. */
+  demoBook: DemoBookReport | null;
   /** The start-up analysis run, or null when the latest trading day already had snapshots. */
   analysis: AnalyzeSummary | null;
   /** The sampled history analysed on start (ANALYZE_HISTORY_EVERY), or null when none was missing or it is off. */
@@ -50,7 +54,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   const urls: RunningPlatform['urls'] = {};
   let db: Db | undefined = options.db;
   const ownsDb = !options.db;
-  let steps: StartUpReport = { demo: null, analysis: null, history: null, evidence: null };
+  let steps: StartUpReport = { demo: null, demoBook: null, analysis: null, history: null, evidence: null };
 
   const close = async () => {
     // Gateway first (it calls the subgraphs), then the subgraphs, then the store.
@@ -97,14 +101,15 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   return { urls, apps, db, ...steps, close };
 }
 
-type StartUpReport = Pick<RunningPlatform, 'demo' | 'analysis' | 'history' | 'evidence'>;
+type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence'>;
 
 /**
- * Migrations, the demo market on first start, the start-up analysis, then the sampled history and the
- * evidence measured on it (each stops early when aborted).
+ * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis,
+ * then the sampled history and the evidence measured on it (each stops early when aborted).
  */
 async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartOptions): Promise<StartUpReport> {
   let demo: DemoLoadReport | null = null;
+  let demoBook: DemoBookReport | null = null;
   let analysis: AnalyzeSummary | null = null;
   let history: AnalyzeSummary | null = null;
   let evidence: EvidenceRefresh | null = null;
@@ -117,6 +122,9 @@ async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: 
     );
   }
   const aborted = () => options.signal?.aborted === true;
+  if (config.demo.loadOnStart && subgraphs.includes('allocation') && !aborted()) {
+    demoBook = await ensureDemoBook(db, { exclude: [config.demo.symbol, config.marketIndexSymbol] });
+  }
   /** A step that aborting may cut short: its rejection then means "stopped", not a failure (null). */
   const unlessAborted = async <T>(step: () => Promise<T>): Promise<T | null> => {
     try {
@@ -139,5 +147,5 @@ async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: 
     );
     if (!aborted()) evidence = await refreshEvidence(db, options.signal);
   }
-  return { demo, analysis, history, evidence };
+  return { demo, demoBook, analysis, history, evidence };
 }
