@@ -17,8 +17,9 @@
  * Rebalance (`rebalanceOrders`): from current shares to target shares at one price per symbol. Sells
  * first (every symbol held above its target, including those the target drops), then buys, each group
  * in symbol order. When the buys cost more than the cash after the sells, the last buys are trimmed by
- * whole shares (a buy trimmed to nothing goes), so cash never goes negative after any order; the
- * returned target is the book the orders end at.
+ * whole shares (a buy trimmed to nothing goes), then trimmed buys get back, in order, the shares the
+ * cash left over still pays for; so cash never goes negative after any order. The returned target is
+ * the book the orders end at.
  *
  * ETags (`etagOf`, `parseIfMatch`, `matchesIfMatch`): a book's version as a strong entity tag `"3"`;
  * If-Match is `*` or a comma-separated list of tags, `W/"3"` compared weakly (as 3).
@@ -222,15 +223,28 @@ export function rebalanceOrders(
   const sellValue = sells.reduce((s, o) => s + o.value, 0);
   let available = cash + sellValue;
   let buyValue = buys.reduce((s, o) => s + o.value, 0);
-  const trimmed: RebalancePlan['trimmed'] = [];
-  // Trim the last buys first, each by as few whole shares as it takes.
+  const wanted = new Map(buys.map((o) => [o.symbol, o.shares]));
+  // Trim the last buys first, each by as few whole shares as it takes ...
   for (let i = buys.length - 1; i >= 0 && buyValue > available; i--) {
     const o = buys[i];
     const cut = Math.min(o.shares, Math.ceil((buyValue - available) / o.price));
-    trimmed.push({ symbol: o.symbol, wanted: o.shares, kept: o.shares - cut });
     buyValue -= cut * o.price;
     o.shares -= cut;
+  }
+  // ... then give back, in order, the whole shares that the cash left over still pays for (a cheap
+  // name trimmed away while a dear one was being cut).
+  for (const o of buys) {
+    const back = Math.min((wanted.get(o.symbol) as number) - o.shares, Math.floor((available - buyValue) / o.price));
+    if (back > 0) {
+      o.shares += back;
+      buyValue += back * o.price;
+    }
+  }
+  const trimmed: RebalancePlan['trimmed'] = [];
+  for (const o of buys) {
     o.value = o.shares * o.price;
+    const asked = wanted.get(o.symbol) as number;
+    if (o.shares < asked) trimmed.push({ symbol: o.symbol, wanted: asked, kept: o.shares });
   }
   const keptBuys = buys.filter((o) => o.shares > 0);
   available -= buyValue;
@@ -241,7 +255,7 @@ export function rebalanceOrders(
     if (n > 0) ends.set(o.symbol, n);
     else ends.delete(o.symbol);
   }
-  return { orders: [...sells, ...keptBuys], target: ends, cashAfter: available, sellValue, buyValue, trimmed: trimmed.reverse() };
+  return { orders: [...sells, ...keptBuys], target: ends, cashAfter: available, sellValue, buyValue, trimmed };
 }
 
 // ---------------------------------------------------------------------------------------------------------
