@@ -41,7 +41,21 @@ import { PRESENTATION_KEYS } from '../subgraphs/analysis/engine/evidence/present
 import type { PolicyExplanation } from '../subgraphs/allocation/engine/risk-profile.js';
 import { ALLOCATION_STRATEGIES, type RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
 import type { ConstraintPack } from '../subgraphs/allocation/engine/types.js';
-import { requestSchemas } from '../subgraphs/allocation/request/schema.js';
+import {
+  BOOK_SOURCES,
+  TRADE_SIDES,
+  TRADES_PAGE,
+  type BookHolding,
+  type BookResponse,
+  type RebalanceOrder,
+  type RebalanceResponse,
+  type RebalanceTarget,
+  type TradeOrigin,
+  type TradePage,
+  type TradeRecord,
+  type TradeResponse,
+} from '../subgraphs/allocation/book-types.js';
+import { bookRequestSchemas, requestSchemas } from '../subgraphs/allocation/request/schema.js';
 
 const nullable = (type: string | string[]) => ({ type: [...(Array.isArray(type) ? type : [type]), 'null'] });
 
@@ -926,9 +940,194 @@ export const portfolioResponseSchema = {
   },
 } as const;
 
+// ---------------------------------------------------------------------------------------------------------
+// Books (DESIGN section 8 "portfolios": the spec leaves the portfolio read service unspecified), keyed by
+// the REST shapes of subgraphs/allocation/book-types.ts: a field added there fails `tsc` until it is
+// documented here. Money is whole cents (numbers with at most two decimals); shares are whole.
+// ---------------------------------------------------------------------------------------------------------
+
+const dateOnly = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
+const dateOrNull = { type: ['string', 'null'], pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
+const tradeSide = { type: 'string', enum: [...TRADE_SIDES] } as const;
+const effectiveSettingsRef = { allOf: [{ $ref: 'EffectiveRiskSettings#' }], description: 'the settings hunt, cash hunt and rebalance apply to this book, every default filled' } as const;
+const appliedPackOrNull = { oneOf: [{ $ref: 'AppliedConstraintPackV1#' }, { type: 'null' }], description: 'the constraint pack stored with the book (null: none)' } as const;
+
+/** One holding valued at its latest close. */
+export const bookHoldingSchema = {
+  $id: 'BookHolding',
+  type: 'object',
+  required: [
+    'symbol', 'sector', 'shares', 'cost_basis', 'cost_total', 'price', 'price_date', 'market_value', 'weight', 'unrealised_pnl', 'unrealised_pnl_pct',
+    'entry_date', 'days_held', 'stop_loss', 'target_price',
+  ],
+  properties: {
+    symbol: { type: 'string' },
+    sector: { ...nullable('string'), description: 'GICS sector of the security (null when the store has none)' },
+    shares: { type: 'integer', minimum: 1, description: 'whole shares held (no short positions)' },
+    cost_basis: { type: 'number', minimum: 0, description: 'average price paid per share (up to 4 decimals)' },
+    cost_total: { type: 'number', minimum: 0, description: 'what the shares cost in all, whole cents (reduced pro rata by sales: average cost)' },
+    price: { ...nullable('number'), description: 'latest close, to the cent (null: no close stored; the holding is valued at cost)' },
+    price_date: { ...dateOrNull, description: 'date of that close' },
+    market_value: { type: 'number', description: 'shares x price (x cost basis without a price)' },
+    weight: { type: 'number', minimum: 0, maximum: 1, description: 'market_value / total_value (0 when the book is worth nothing)' },
+    unrealised_pnl: { type: 'number', description: 'market_value - cost_total' },
+    unrealised_pnl_pct: { ...nullable('number'), description: 'unrealised_pnl / cost_total (null when the cost is 0)' },
+    entry_date: { ...dateOnly, description: 'when the position was opened (given, or the date of the first buy)' },
+    days_held: { type: 'integer', minimum: 0, description: 'calendar days from entry_date to price_date (0 when the entry is later)' },
+    stop_loss: { ...nullable('number'), description: 'stop price (null: none set; hunt and cash hunt then use the latest analysis stop)' },
+    target_price: { ...nullable('number'), description: 'price target (null: none set)' },
+  } satisfies Record<keyof BookHolding, JsonSchema>,
+} as const;
+
+/** One recorded trade. */
+export const tradeRecordSchema = {
+  $id: 'TradeRecord',
+  type: 'object',
+  required: ['trade_id', 'seq', 'symbol', 'side', 'shares', 'price', 'price_source', 'value', 'date', 'realised_pnl', 'cash_after', 'version', 'origin', 'recorded_at', 'trace_id'],
+  properties: {
+    trade_id: { type: 'string', description: 'unique id of the trade' },
+    seq: { type: 'integer', minimum: 1, description: '1, 2, ... within the book, in the order trades were recorded' },
+    symbol: { type: 'string' },
+    side: tradeSide,
+    shares: { type: 'integer', minimum: 1 },
+    price: { type: 'number', exclusiveMinimum: 0, description: 'price per share, whole cents' },
+    price_source: { type: 'string', enum: ['given', 'close'], description: "given: sent with the trade; close: the symbol's close on (or last before) the trade date" },
+    value: { type: 'number', description: 'shares x price' },
+    date: { ...dateOnly, description: 'trade date' },
+    realised_pnl: { ...nullable('number'), description: 'a sale: proceeds - the average cost of the shares sold; null for a buy' },
+    cash_after: { type: 'number', minimum: 0, description: "the book's cash after this trade" },
+    version: { type: 'integer', minimum: 1, description: "the book's version after the request that recorded it" },
+    origin: { type: 'string', enum: ['trade', 'rebalance'] satisfies TradeOrigin[], description: 'trade: POST .../trades; rebalance: an applied rebalance' },
+    recorded_at: { type: 'string', format: 'date-time', description: 'when it was recorded' },
+    trace_id: { type: 'string', description: 'trace id of the request that recorded it' },
+  } satisfies Record<keyof TradeRecord, JsonSchema>,
+} as const;
+
+/** A page of a book's trade log, newest first. */
+export const tradePageSchema = {
+  $id: 'TradePage',
+  type: 'object',
+  required: ['items', 'page', 'page_size', 'total', 'has_more'],
+  properties: {
+    items: { type: 'array', items: { $ref: 'TradeRecord#' }, description: 'trades of this page, newest first' },
+    page: { type: 'integer', minimum: 1, description: '1-based page' },
+    page_size: { type: 'integer', minimum: 1, maximum: TRADES_PAGE.max },
+    total: { type: 'integer', minimum: 0, description: 'trades in the whole log' },
+    has_more: { type: 'boolean', description: 'whether a later page has items' },
+  } satisfies Record<keyof TradePage, JsonSchema>,
+} as const;
+
+/** GET /api/v1/portfolios/{id}: the book now. */
+export const bookResponseSchema = {
+  $id: 'BookResponse',
+  type: 'object',
+  required: [
+    'portfolio_id', 'name', 'currency', 'source', 'version', 'created_at', 'updated_at', 'cash', 'holdings_value', 'total_value', 'cost_total',
+    'unrealised_pnl', 'realised_pnl', 'valuation_date', 'position_count', 'holdings', 'risk_settings', 'constraint_pack', 'trades',
+  ],
+  properties: {
+    portfolio_id: { type: 'string', description: 'id of the book (GET /api/v1/portfolios/{id}); also the portfolio_id of hunt and cash hunt' },
+    name: { type: 'string' },
+    currency: { type: 'string', description: 'ISO 4217 currency code' },
+    source: { type: 'string', enum: [...BOOK_SOURCES], description: 'optimize (POST /optimize), holdings (POST /api/v1/portfolios) or import (CSV upload or CLI)' },
+    version: { type: 'integer', minimum: 1, description: 'starts at 1, +1 per trade request or applied rebalance; also the ETag' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time', description: 'when the last trade was recorded (created_at before any)' },
+    cash: { type: 'number', minimum: 0, description: 'cash, whole cents (never negative: no margin)' },
+    holdings_value: { type: 'number', description: "sum of the holdings' market values" },
+    total_value: { type: 'number', description: 'cash + holdings_value' },
+    cost_total: { type: 'number', description: "sum of the holdings' total cost" },
+    unrealised_pnl: { type: 'number', description: 'holdings_value - cost_total' },
+    realised_pnl: { type: 'number', description: 'sum of realised_pnl over the trade log' },
+    valuation_date: { ...dateOrNull, description: 'the newest price date among the holdings (null without holdings or prices)' },
+    position_count: { type: 'integer', minimum: 0, description: 'length of holdings' },
+    holdings: { type: 'array', items: { $ref: 'BookHolding#' }, description: 'largest market value first, then symbol' },
+    risk_settings: effectiveSettingsRef,
+    constraint_pack: appliedPackOrNull,
+    trades: { allOf: [{ $ref: 'TradePage#' }], description: `the newest page of the trade log (page 1, ${TRADES_PAGE.default} items; GET .../trades for more)` },
+  } satisfies Record<keyof BookResponse, JsonSchema>,
+} as const;
+
+/** POST /api/v1/portfolios/{id}/trades. */
+export const tradeResponseSchema = {
+  $id: 'TradeResponse',
+  type: 'object',
+  required: ['trade', 'portfolio'],
+  properties: {
+    trade: { allOf: [{ $ref: 'TradeRecord#' }], description: 'the trade recorded' },
+    portfolio: { allOf: [{ $ref: 'BookResponse#' }], description: 'the book after it' },
+  } satisfies Record<keyof TradeResponse, JsonSchema>,
+} as const;
+
+/** One order of a rebalance. */
+export const rebalanceOrderSchema = {
+  $id: 'RebalanceOrder',
+  type: 'object',
+  required: ['symbol', 'side', 'shares', 'price', 'value'],
+  properties: {
+    symbol: { type: 'string' },
+    side: tradeSide,
+    shares: { type: 'integer', minimum: 1, description: 'whole shares' },
+    price: { type: 'number', exclusiveMinimum: 0, description: 'the latest close, whole cents (what the book is valued at)' },
+    value: { type: 'number', description: 'shares x price' },
+  } satisfies Record<keyof RebalanceOrder, JsonSchema>,
+} as const;
+
+/** One row of a rebalance's target book. */
+export const rebalanceTargetSchema = {
+  $id: 'RebalanceTarget',
+  type: 'object',
+  required: ['symbol', 'shares', 'current_shares', 'price', 'value', 'weight'],
+  properties: {
+    symbol: { type: 'string' },
+    shares: { type: 'integer', minimum: 0, description: 'shares once the orders are filled' },
+    current_shares: { type: 'integer', minimum: 0, description: 'shares held now' },
+    price: { type: 'number', description: 'the latest close' },
+    value: { type: 'number', description: 'shares x price' },
+    weight: { type: 'number', minimum: 0, maximum: 1, description: 'value / total_value' },
+  } satisfies Record<keyof RebalanceTarget, JsonSchema>,
+} as const;
+
+/** POST /api/v1/portfolios/{id}/rebalance. */
+export const rebalanceResponseSchema = {
+  $id: 'RebalanceResponse',
+  type: 'object',
+  required: [
+    'portfolio_id', 'version', 'applied', 'version_after', 'total_value', 'cash_before', 'cash_after', 'sell_value', 'buy_value', 'turnover', 'orders',
+    'target', 'risk_settings', 'constraint_pack', 'optimizer_diagnostics', 'analysis_date', 'notes', 'trades',
+  ],
+  properties: {
+    portfolio_id: { type: 'string' },
+    version: { type: 'integer', minimum: 1, description: 'the version the orders were computed on' },
+    applied: { type: 'boolean', description: 'true with ?apply=true: the orders were recorded as trades, in one transaction' },
+    version_after: { ...nullable('integer'), description: "the book's version after the applied orders (null when not applied)" },
+    total_value: { type: 'number', description: 'cash + holdings at the latest close: the capital the optimizer was given' },
+    cash_before: { type: 'number', minimum: 0 },
+    cash_after: { type: 'number', minimum: 0, description: 'cash once every order is filled at its price (never negative)' },
+    sell_value: { type: 'number', minimum: 0 },
+    buy_value: { type: 'number', minimum: 0 },
+    turnover: { type: 'number', minimum: 0, description: 'one-way turnover: (sell_value + buy_value) / (2 x total_value)' },
+    orders: { type: 'array', items: { $ref: 'RebalanceOrder#' }, description: 'sells first, then buys; each in symbol order' },
+    target: { type: 'array', items: { $ref: 'RebalanceTarget#' }, description: 'the book the orders end at, largest value first' },
+    risk_settings: { allOf: [{ $ref: 'EffectiveRiskSettings#' }], description: 'the effective settings the optimizer used' },
+    constraint_pack: { oneOf: [{ $ref: 'AppliedConstraintPackV1#' }, { type: 'null' }], description: 'the constraint pack applied (null: none)' },
+    optimizer_diagnostics: { allOf: [{ $ref: 'OptimizerDiagnosticsV1#' }], description: 'effective caps and the constraints that bound' },
+    analysis_date: { ...nullable('string'), description: 'YYYY-MM-DD of the analysis snapshots the target was built from' },
+    notes: { type: 'array', items: { type: 'string' }, description: 'what shaped the orders (whole shares, caps, cash)' },
+    trades: { type: 'array', items: { $ref: 'TradeRecord#' }, description: 'the recorded trades when applied (empty otherwise)' },
+  } satisfies Record<keyof RebalanceResponse, JsonSchema>,
+} as const;
+
+/**
+ * The book requests' components (derived from the request classes like PortfolioRequest: the schema the
+ * service's validators are compiled from), by the route whose body each one is.
+ */
+export const BOOK_REQUEST_IDS = Object.freeze({ create: 'CreatePortfolioRequest', trade: 'TradeRequest', rebalance: 'RebalanceRequest' });
+
 /** The schemas the allocation origin registers (`$id`s its routes reference); `Error#` is the platform's. */
 export const ALLOCATION_SCHEMAS = [
   ...requestSchemas(),
+  ...bookRequestSchemas(),
   effectiveRiskSettingsSchema,
   appliedConstraintPackSchema,
   storedInvestorProfileSchema,
@@ -936,6 +1135,14 @@ export const ALLOCATION_SCHEMAS = [
   portfolioAllocationSchema,
   optimizerDiagnosticsSchema,
   portfolioResponseSchema,
+  bookHoldingSchema,
+  tradeRecordSchema,
+  tradePageSchema,
+  bookResponseSchema,
+  tradeResponseSchema,
+  rebalanceOrderSchema,
+  rebalanceTargetSchema,
+  rebalanceResponseSchema,
 ];
 
 /** Error responses of a route, by status, in the given shape. */

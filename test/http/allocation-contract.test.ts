@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/portfolios/optimize (and the demo body and portfolio reads) against the HTTP contract:
+ * POST /api/v1/portfolios/optimize (and the demo body and the stored result's read) against the HTTP contract:
  * spec "Allocation service" (rules 1-4), "PortfolioRequest", "RiskSettings", "ConstraintPackV1",
  * "PortfolioResponse", "OptimizerDiagnosticsV1", "Errors", "Limits"; DESIGN section 5 (demo body route,
  * Idempotency-Key, error shape). Real HTTP on port 0, real signed partner tokens, the real pipeline's
@@ -219,7 +219,7 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
 
       const [stored] = await store.db.query<{ partner_id: string; trace_id: string; response: string; request: Json; effective_settings: Json; positions: number }>(
         `SELECT partner_id, trace_id, response::text AS response, request, effective_settings,
-                (SELECT count(*)::int FROM portfolio_positions p WHERE p.portfolio_id = portfolios.id) AS positions
+                (SELECT count(*)::int FROM portfolio_holdings h WHERE h.portfolio_id = portfolios.id) AS positions
            FROM portfolios WHERE id = $1::uuid`,
         [b.portfolio_id],
       );
@@ -404,7 +404,7 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
       const res = await asPartner(body({ total_capital: 1e12, risk_settings: { max_positions: 1, max_position_size: 1, max_risk_per_trade: 1, max_portfolio_risk: 1 } }));
       expect(res.status).toBe(200);
       expectConsistentBook(res.body);
-      const [row] = await store.db.query<{ shares: number }>('SELECT shares FROM portfolio_positions WHERE portfolio_id = $1::uuid', [res.body.portfolio_id]);
+      const [row] = await store.db.query<{ shares: number }>('SELECT shares FROM portfolio_holdings WHERE portfolio_id = $1::uuid', [res.body.portfolio_id]);
       expect(row.shares).toBe((res.body.allocations as Row[])[0].shares);
       expect(row.shares).toBeGreaterThan(2 ** 31);
     });
@@ -464,23 +464,38 @@ describe.each(BACKENDS)('allocation REST contract on %s', (backend) => {
     });
   });
 
+  // DESIGN section 8 "portfolios": an optimize result is a book like any other; GET /{id} reads the book
+  // now (test/http/portfolios-contract.test.ts), the stored result itself is at /{id}/optimization.
   describe('reading a stored portfolio (the caller\'s own only)', () => {
-    it('returns the stored response to its partner, 404 to anyone else, 401 without a token', async () => {
+    it('returns the stored response to its partner at /optimization, 404 to anyone else, 401 without a token', async () => {
       const made = await asPartner(body({ name: 'mine' }));
       const id = made.body.portfolio_id as string;
-      const own = await call('GET', `/api/v1/portfolios/${id}`, undefined, { authorization: `Bearer ${token}` });
+      const own = await call('GET', `/api/v1/portfolios/${id}/optimization`, undefined, { authorization: `Bearer ${token}` });
       expect(own.status).toBe(200);
       expect(own.text).toBe(made.text);
-      const theirs = await call('GET', `/api/v1/portfolios/${id}`, undefined, { authorization: `Bearer ${otherToken}` });
+      // The book the result became: its positions as holdings, its remaining capital as cash, version 1.
+      const book = await call('GET', `/api/v1/portfolios/${id}`, undefined, { authorization: `Bearer ${token}` });
+      expect(book.status).toBe(200);
+      expect(book.body).toMatchObject({ portfolio_id: id, name: 'mine', source: 'optimize', version: 1, cash: made.body.remaining_capital });
+      expect(book.headers.get('etag')).toBe('"1"');
+      const holdings = book.body.holdings as Row[];
+      expect(Object.fromEntries(holdings.map((h) => [h.symbol, h.shares]))).toEqual(Object.fromEntries((made.body.allocations as Row[]).map((a) => [a.symbol, a.shares])));
+      for (const path of [`/api/v1/portfolios/${id}/optimization`, `/api/v1/portfolios/${id}`]) {
+        const res = await call('GET', path, undefined, { authorization: `Bearer ${otherToken}` });
+        expect(res.status).toBe(404);
+        expectErrorShape(res.body, 'PORTFOLIO_NOT_FOUND');
+      }
+      const theirs = await call('GET', `/api/v1/portfolios/${id}/optimization`, undefined, { authorization: `Bearer ${otherToken}` });
       expect(theirs.status).toBe(404);
       expectErrorShape(theirs.body, 'PORTFOLIO_NOT_FOUND');
-      const unknown = await call('GET', '/api/v1/portfolios/not-a-uuid', undefined, { authorization: `Bearer ${token}` });
+      const unknown = await call('GET', '/api/v1/portfolios/not-a-uuid/optimization', undefined, { authorization: `Bearer ${token}` });
       expect(unknown.status).toBe(404);
       expectErrorShape(unknown.body, 'PORTFOLIO_NOT_FOUND');
       // An id that exists for someone else reads exactly like one that exists for nobody.
-      const nobody = await call('GET', '/api/v1/portfolios/00000000-0000-4000-8000-000000000000', undefined, { authorization: `Bearer ${otherToken}` });
+      const nobody = await call('GET', '/api/v1/portfolios/00000000-0000-4000-8000-000000000000/optimization', undefined, { authorization: `Bearer ${otherToken}` });
       expect(nobody.status).toBe(404);
       expect(theirs.body.error).toBe(String(nobody.body.error).replace('00000000-0000-4000-8000-000000000000', id));
+      expect((await call('GET', `/api/v1/portfolios/${id}/optimization`)).status).toBe(401);
       expect((await call('GET', `/api/v1/portfolios/${id}`)).status).toBe(401);
     });
   });

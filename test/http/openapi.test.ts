@@ -74,11 +74,18 @@ it('every document compiles as JSON Schema 2020-12', () => {
   }
 });
 
-it('the allocation document has its three routes with every documented status (spec "Allocation service")', () => {
+it('the allocation document has its routes with every documented status (spec "Allocation service"; DESIGN section 8 "portfolios")', () => {
   const paths = docs.allocation.paths;
   expect(Object.keys(paths['/api/v1/portfolios/optimize'].post.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '503']));
   expect(Object.keys(paths['/api/v1/demo/optimize-body'].get.responses ?? {})).toEqual(expect.arrayContaining(['200']));
   expect(Object.keys(paths['/api/v1/portfolios/{id}'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404']));
+  expect(Object.keys(paths['/api/v1/portfolios/{id}/optimization'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404']));
+  expect(Object.keys(paths['/api/v1/portfolios'].post.responses ?? {})).toEqual(expect.arrayContaining(['201', '400', '401', '413', '415', '503']));
+  expect(Object.keys(paths['/api/v1/portfolios/import'].post.responses ?? {})).toEqual(expect.arrayContaining(['201', '400', '401', '413', '415', '503']));
+  expect(Object.keys(paths['/api/v1/portfolios/{id}/trades'].get.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+  for (const write of ['/api/v1/portfolios/{id}/trades', '/api/v1/portfolios/{id}/rebalance']) {
+    expect(Object.keys(paths[write].post.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404', '412', '415', '503']));
+  }
 });
 
 it('the search document has hunt and cash-hunt with every documented status (spec "Opportunity-search service")', () => {
@@ -131,7 +138,7 @@ it('the allocation request schemas state the validation rules and refuse unknown
     constraint_pack: null, investor_profile: null, analysis_date: '2024-05-01', extra_key: 'allowed',
   };
   expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, response)).not.toThrow();
-  expect(() => checkResponse(doc, 'GET', '/api/v1/portfolios/p1', 200, response)).not.toThrow();
+  expect(() => checkResponse(doc, 'GET', '/api/v1/portfolios/p1/optimization', 200, response)).not.toThrow();
   expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, { ...response, allocations: [{ ...row, shares: 'ten' }] })).toThrow(/shares/);
   expect(() => checkResponse(doc, 'POST', '/api/v1/portfolios/optimize', 200, { ...response, trace_id: undefined })).toThrow(/trace_id/);
 });
@@ -225,6 +232,12 @@ const OPERATION_IDS: Record<string, Record<string, string>> = {
     'POST /api/v1/portfolios/optimize': 'optimizePortfolio',
     'GET /api/v1/demo/optimize-body': 'getDemoOptimizeBody',
     'GET /api/v1/portfolios/{id}': 'getPortfolio',
+    'GET /api/v1/portfolios/{id}/optimization': 'getPortfolioOptimization',
+    'POST /api/v1/portfolios': 'createPortfolio',
+    'POST /api/v1/portfolios/import': 'importPortfolio',
+    'GET /api/v1/portfolios/{id}/trades': 'listPortfolioTrades',
+    'POST /api/v1/portfolios/{id}/trades': 'recordTrade',
+    'POST /api/v1/portfolios/{id}/rebalance': 'rebalancePortfolio',
   },
   search: { 'GET /api/v1/portfolios/hunt': 'huntPortfolio', 'GET /api/v1/portfolios/cash-hunt': 'cashHuntPortfolio' },
   gateway: {},
@@ -257,6 +270,12 @@ it('security: [] on public operations, the bearer or OIDC scheme on protected on
     'POST /api/v1/portfolios/optimize': [{ bearer: [] }, {}],
     'GET /api/v1/demo/optimize-body': [],
     'GET /api/v1/portfolios/{id}': [{ bearer: [] }],
+    'GET /api/v1/portfolios/{id}/optimization': [{ bearer: [] }],
+    'POST /api/v1/portfolios': [{ bearer: [] }],
+    'POST /api/v1/portfolios/import': [{ bearer: [] }],
+    'GET /api/v1/portfolios/{id}/trades': [{ bearer: [] }],
+    'POST /api/v1/portfolios/{id}/trades': [{ bearer: [] }],
+    'POST /api/v1/portfolios/{id}/rebalance': [{ bearer: [] }],
   });
   expect(security('search')).toEqual({ ...publicShell, 'GET /api/v1/portfolios/hunt': [{ oidc: [] }], 'GET /api/v1/portfolios/cash-hunt': [{ oidc: [] }] });
   expect(security('gateway')).toEqual(publicShell);
