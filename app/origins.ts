@@ -113,7 +113,7 @@ export async function buildAllocationOrigin(deps: OriginDeps): Promise<FastifyIn
   const portfolios = new PortfolioService(deps.db, { universes });
   let app: FastifyInstance | undefined;
   const authenticate = partnerAuthenticator(deps.partnerAuth, deps.config.auth.audiences.allocation, () => app?.log);
-  const subgraph = await buildAllocationSubgraph(allocation);
+  const subgraph = await buildAllocationSubgraph(allocation, portfolios);
   app = await createOrigin({
     // spec: allocation /health -> status; 503 unavailable.
     ...shell(deps, 'allocation', authenticate, { failWhenDbDown: true, body: () => ({}) }),
