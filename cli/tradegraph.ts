@@ -21,9 +21,16 @@
  *                                        mint a development token: HS256 partner access token, or
  *                                        with `search` an ES256 ID token (development identity key)
  *                                        that every origin accepts; several audiences: one gateway token
+ *   portfolio import --sub PARTNER --name NAME [--cash AMOUNT] [--currency USD] <file.csv>
+ *                                        create a book for PARTNER from a broker-style holdings CSV
+ *                                        (symbol,shares,cost_basis[,entry_date]) and print it as JSON;
+ *                                        any bad line refuses the whole file (each problem on stderr as
+ *                                        `line N: column: message`; nothing is written)
  *
- * Exit codes: 0 done; 1 failed, or rows were rejected (the good rows were imported); 2 usage error.
+ * Exit codes: 0 done; 1 failed, or rows were rejected (the good rows were imported; a portfolio import
+ * writes nothing then); 2 usage error.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +38,8 @@ import { gunzipSync } from 'node:zlib';
 import { SingleBar } from 'cli-progress';
 import { runAnalysis, type PipelinePhase, type Sampling } from '../subgraphs/analysis/pipeline.js';
 import { AppError } from '../subgraphs/platform/errors.js';
+import { PortfolioService } from '../subgraphs/allocation/portfolios.js';
+import type { PartnerPrincipal } from '../subgraphs/platform/auth.js';
 import { checkHorizons } from '../subgraphs/analysis/engine/evidence/forward.js';
 import { runEvaluation } from '../subgraphs/analysis/evidence-run.js';
 import type { Evaluation } from '../subgraphs/analysis/engine/evidence/evaluate.js';
@@ -190,6 +199,55 @@ async function asUsage<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/** `--cash 25000.50`: a plain non-negative amount (the service checks whole cents and the upper limit). */
+function cashArg(value: string): number {
+  const n = Number(value.trim());
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n)) throw new UsageError('--cash must be an amount >= 0, e.g. --cash 25000 or --cash 1234.50');
+  return n;
+}
+
+/** The holdings file's text. */
+function readHoldingsFile(file: string): string {
+  if (!fs.existsSync(file) || fs.statSync(file).isDirectory()) throw new UsageError(`No such file: ${file}`);
+  return fs.readFileSync(file, 'utf8');
+}
+
+/**
+ * `portfolio import`: one book from a holdings CSV, through the same service (and so the same rules) as
+ * the REST upload. A refusal prints every problem and writes nothing (exit 1).
+ */
+async function portfolioCommand(config: Config, rest: string[]): Promise<number> {
+  const [sub, ...args] = rest;
+  if (sub !== 'import') throw new UsageError('portfolio needs "import"');
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { sub: { type: 'string' }, name: { type: 'string' }, cash: { type: 'string' }, currency: { type: 'string' } },
+  });
+  const partnerId = values.sub?.trim();
+  if (!partnerId) throw new UsageError('portfolio import needs --sub PARTNER (the partner the book belongs to, as in its tokens\' sub)');
+  if (values.name === undefined) throw new UsageError('portfolio import needs --name NAME');
+  if (positionals.length !== 1) throw new UsageError('portfolio import needs exactly one holdings CSV file');
+  const cash = values.cash === undefined ? null : cashArg(values.cash);
+  const csv = readHoldingsFile(positionals[0]);
+  const principal: PartnerPrincipal = { kind: 'partner', partnerId, claims: { sub: partnerId } };
+  const traceId = `cli-${randomUUID()}`;
+  try {
+    const { response: book } = await withDb(config, (db) =>
+      new PortfolioService(db).importCsv(principal, csv, { name: values.name, currency: values.currency ?? null, cash }, { traceId, naming: 'rest' }),
+    );
+    process.stdout.write(`${JSON.stringify(book, null, 2)}\n`);
+    console.error(`Created book ${book.portfolio_id} for ${partnerId}: ${book.position_count} holdings, cash ${book.cash}, total ${book.total_value} ${book.currency}.`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const what = err.details.length > 0 ? `${err.details.length} problem(s)` : err.message;
+    console.error(`Refused (${err.code}): ${what}; nothing was written.`);
+    for (const d of err.details) console.error(`  ${d.field === undefined ? '' : `${d.field}: `}${d.message}`);
+    return 1;
+  }
+}
+
 export async function run(argv: string[], config: Config = loadConfig()): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -294,6 +352,8 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       console.log(await mintPartnerToken({ ...common, secret: auth.hs256Secret }));
       return 0;
     }
+    case 'portfolio':
+      return portfolioCommand(config, rest);
     case undefined:
     case 'help':
     case '--help':
