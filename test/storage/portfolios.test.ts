@@ -276,6 +276,9 @@ describe.each(BACKENDS)('books on %s', (backend) => {
     checkPlan(book, plan, 3);
     // Four holdings and at most three names: at least one holding is sold.
     expect(plan.orders.some((o) => o.side === 'SELL')).toBe(true);
+    // The optimizer was given the book as its prior weights.
+    expect(plan.optimizer_diagnostics.binding_notes).toContain('prior_book_weights: ignored for sizing because the constraint pack sets no max_portfolio_turnover_annual');
+    expect(plan.risk_settings).toMatchObject({ max_positions: 3, allocation_strategy: 'EQUAL_WEIGHT', max_risk_per_trade: 0.01 });
     expect(plan).toMatchObject({ applied: false, version: 1, version_after: null, trades: [] });
     expect((await service.book(ALICE, id)).version).toBe(1);
 
@@ -316,9 +319,9 @@ describe.each(BACKENDS)('books on %s', (backend) => {
   }
 });
 
-describe('the books migration', () => {
+describe.each(BACKENDS)('the books migration on %s', (backend) => {
   test('an optimize result stored before books becomes a book: holdings, cash, version 1', async () => {
-    const store = await openTestDb('pglite', { migrate: false });
+    const store = await openTestDb(backend, { migrate: false });
     try {
       await migrate(store.db, ALL_MIGRATIONS.filter((m) => m.version <= 2026120202));
       const id = '00000000-0000-4000-8000-000000000001';
