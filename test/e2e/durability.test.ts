@@ -109,7 +109,7 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
     expect(read.status).toBe(200);
     expect(read.text).toBe(res.text);
     await stop(again);
-    const positions = await withStore((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolio_positions WHERE portfolio_id = $1::uuid', [id]));
+    const positions = await withStore((db) => db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolio_holdings WHERE portfolio_id = $1::uuid', [id]));
     expect(positions[0].n).toBe((res.body.allocations as unknown[]).length);
   });
 
@@ -147,7 +147,7 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
     await withStore(async (db) => {
       const books = await db.query<{ id: string; key: string; position_count: number; positions: number }>(
         `SELECT p.id::text AS id, p.idempotency_key AS key, p.position_count,
-                (SELECT count(*)::int FROM portfolio_positions x WHERE x.portfolio_id = p.id) AS positions
+                (SELECT count(*)::int FROM portfolio_holdings x WHERE x.portfolio_id = p.id) AS positions
            FROM portfolios p WHERE p.idempotency_key LIKE $1`,
         [`crash-${backend}-%`],
       );

@@ -146,7 +146,7 @@ onPostgres('a frozen PostgreSQL server: 503 within the deadline, recovery withou
     expect(await eventually(async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'")).rowCount === 0, 15_000, 200)).toBe(true);
     const books = await admin.query<{ key: string | null; position_count: number; positions: number }>(
       `SELECT p.idempotency_key AS key, p.position_count,
-              (SELECT count(*)::int FROM portfolio_positions x WHERE x.portfolio_id = p.id) AS positions
+              (SELECT count(*)::int FROM portfolio_holdings x WHERE x.portfolio_id = p.id) AS positions
          FROM portfolios p`,
     );
     for (const book of books.rows) expect(book.positions).toBe(book.position_count);
