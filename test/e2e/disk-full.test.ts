@@ -63,7 +63,7 @@ onTmpfs(title('npm start on a disk that fills up (embedded store on a tmpfs)'), 
       headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify({ name, total_capital: 50000 }),
     });
-  const readBook = (origins: Origins, id: string) => request(`${origins.urls.allocation}/api/v1/portfolios/${id}`, { headers: auth });
+  const readBook = (origins: Origins, id: string) => request(`${origins.urls.allocation}/api/v1/portfolios/${id}/optimization`, { headers: auth });
   const health = (origins: Origins, origin: string) => request(`${origins.urls[origin]}/health`);
 
   async function stop(origins: Origins): Promise<void> {

@@ -105,7 +105,7 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
 
     const again = await launch();
     const id = res.body.portfolio_id as string;
-    const read = await request(`${again.allocation}/api/v1/portfolios/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const read = await request(`${again.allocation}/api/v1/portfolios/${id}/optimization`, { headers: { authorization: `Bearer ${token}` } });
     expect(read.status).toBe(200);
     expect(read.text).toBe(res.text);
     await stop(again);

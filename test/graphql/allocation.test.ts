@@ -82,7 +82,7 @@ describe('optimizePortfolio', () => {
     for (const r of rows) expect((r.security as Json).symbol).toBe(r.symbol);
     expect(p.positionCount).toBe(rows.length);
 
-    const rest = await request<Json>(`${platform.urls.allocation}/api/v1/portfolios/${p.id as string}`, { headers: auth(token) });
+    const rest = await request<Json>(`${platform.urls.allocation}/api/v1/portfolios/${p.id as string}/optimization`, { headers: auth(token) });
     expect(rest.status).toBe(200);
     expect(rest.body.allocated_capital).toBe(p.allocatedCapital);
     expect((rest.body.allocations as Json[]).map((a) => [a.symbol, a.shares])).toEqual(rows.map((a) => [a.symbol, a.shares]));
