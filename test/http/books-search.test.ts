@@ -14,7 +14,8 @@
  *   - the holdings' open risk (at their own stop, else their snapshot's) plus the ideas' <= max_portfolio_risk x V;
  *   - each capped sector's holdings plus ideas <= its cap x V;
  *   - no idea for a held name, and no more ideas than free slots.
- * Then a sale changes both answers at once (no wait), a book at max_positions gets no idea, and an
+ * Then a sale changes both answers at once (no wait), a holding with neither a stop nor a snapshot is
+ * priced at its latest close with its whole value at risk, a book at max_positions gets no idea, and an
  * optimize book is read and traded the same way.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
@@ -55,6 +56,8 @@ describe.each(BACKENDS)('hunt and cash hunt on books created from holdings, on %
   let optimized: Json;
   /** symbol -> the optimize allocation (entry_price = the newest close, stop_loss = the analysis's stop). */
   let quotes: Map<string, Row>;
+  /** An equity with bars and no analysis snapshot. */
+  let unanalysed: string;
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const search = async (path: string): Promise<JsonResponse<Json>> => {
@@ -92,6 +95,9 @@ describe.each(BACKENDS)('hunt and cash hunt on books created from holdings, on %
     openapi = await fetchOpenApi(platform.urls.search as string);
     const equities = await store.db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol");
     seed = await seedAnalysis(store.db, { symbols: equities.map((r) => r.symbol), days: 1 });
+    // One equity keeps its bars but loses its analysis: a holding of it has no snapshot.
+    unanalysed = equities[equities.length - 1].symbol;
+    await store.db.query('DELETE FROM analysis_snapshots WHERE symbol = $1', [unanalysed]);
     partnerToken = await mintPartnerToken({ secret: TEST_SECRET, issuer: config.auth.issuer, audience: config.auth.audiences.allocation, subject: 'partner-1' });
     idToken = await issuer.idToken({ subject: 'partner-1' });
     const res = await post(`${PORTFOLIOS}/optimize`, { name: 'Whole market', total_capital: 250000 });
@@ -123,6 +129,7 @@ describe.each(BACKENDS)('hunt and cash hunt on books created from holdings, on %
 
   it('optimized the demo market into enough names to build books from', () => {
     expect(quotes.size).toBeGreaterThanOrEqual(6);
+    expect(quotes.has(unanalysed)).toBe(false);
     expect(seed.latestDate).toBe(optimized.analysis_date);
   });
 
@@ -229,6 +236,41 @@ describe.each(BACKENDS)('hunt and cash hunt on books created from holdings, on %
     const spentAfter = (cashAfterSale.body.recommendations as Row[]).reduce((s, r) => s + cents(r.position_value as number), 0);
     expect(spentAfter).toBeLessThanOrEqual(cents(cashNow));
     expect((cashAfterSale.body.recommendations as Row[]).length).toBeLessThanOrEqual(RISK.max_positions - 3);
+  });
+
+  it('a holding with neither a stop nor a snapshot: priced at its latest close, its whole value counted as open risk', async () => {
+    const [name] = [...quotes.keys()].sort(bySymbol);
+    const own = holdingsOf([name], 0.3, () => true)[0];
+    const bare = { symbol: unanalysed, shares: 40, cost_basis: 12.5 };
+    const risk = { ...RISK, max_portfolio_risk: 0.2 };
+    const book = await create({ name: 'Unanalysed holding', cash: 50_000, holdings: [own, bare], risk_settings: risk });
+    const id = book.portfolio_id as string;
+    const held = book.holdings as Row[];
+    const x = held.find((h) => h.symbol === unanalysed) as Row;
+    expect(x.stop_loss).toBeNull();
+    expect(x.price).not.toBeNull(); // it has bars: the book values it at its latest close
+    const xValue = bare.shares * cents(x.price as number);
+    const V = cents(50_000) + own.shares * cents(quote(name).entry_price as number) + xValue;
+
+    const general = await hunt(id);
+    expect(general.status).toBe(200);
+    const rec = ((general.body.general_assessment as Json).recommendations as Row[]).find((r) => r.symbol === unanalysed) as Row;
+    expect(rec).toMatchObject({ type: 'HOLD', rating: 'WEAK', current_price: null, unrealized_return: null, stop_loss: 0, entry_price: 12.5 });
+    expect((rec.reasons as string[]).join(' ')).toContain('whole value counts as open risk');
+    expect(cents((general.body.general_assessment as Json).portfolio_value as number)).toBe(V);
+
+    const res = await cashHunt(id);
+    expect(res.status).toBe(200);
+    expect(cents(res.body.total_capital as number)).toBe(V);
+    const ideas = res.body.recommendations as Row[];
+    expect(ideas.length).toBeGreaterThan(0);
+    let openRisk = xValue + own.shares * (cents(quote(name).entry_price as number) - cents(own.stop_loss as number));
+    expect(openRisk).toBeLessThan(risk.max_portfolio_risk * V);
+    for (const idea of ideas) {
+      expect([name, unanalysed]).not.toContain(idea.symbol);
+      openRisk += cents(idea.risk_amount as number);
+    }
+    expect(openRisk).toBeLessThanOrEqual(risk.max_portfolio_risk * V);
   });
 
   it('a book at max_positions gets no cash idea, and one after a sale frees a slot', async () => {
