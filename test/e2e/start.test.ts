@@ -1,7 +1,8 @@
 /**
  * `npm start` as a user runs it (the built dist/cli/start.js in a child process): all four origins
  * come up on the embedded store with the demo market, Ctrl-C stops them cleanly, and a restart on
- * the same data directory keeps everything (no second demo load). One origin can start alone.
+ * the same data directory keeps everything (no second demo load). One origin can start alone. The
+ * first start also creates the demo book, on which cash hunt has ideas right away.
  * `npm test` builds dist/ first (schema:check). The children come from test/helpers/child.ts: each in
  * its own process group, killed with it however a test ends, every wait scaled to the machine.
  */
@@ -10,6 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { originEnv, runToExit, spawnOrigins, START_JS, startOrigins, withDeadline } from '../helpers/child.js';
+import type { BookResponse } from '../../subgraphs/allocation/book-types.js';
 import { request } from '../helpers/http.js';
 import { scaled } from '../helpers/time.js';
 
@@ -58,6 +60,39 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect((await request(`${second.urls.analysis}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-analysis', demo_symbol: 'ACME' }));
   second.signal('SIGTERM');
   expect(await second.waitForExit()).toBe(0);
+});
+
+it('the first start also creates the demo book for partner-1, and cash hunt has ideas for it out of the box', async () => {
+  // The data directory of the first test: the demo book was created by that start; this restart keeps it.
+  const running = await start();
+  const cli = path.join(path.dirname(START_JS), 'tradegraph.js');
+  const token = async (audience: string) => {
+    const minted = await runToExit(process.execPath, [cli, 'token', '--sub', 'partner-1', '--audience', audience], { env });
+    expect(minted.code).toBe(0);
+    return minted.stdout.trim();
+  };
+  const [allocationToken, searchToken] = [await token('allocation'), await token('search')];
+  const { DEMO_PORTFOLIO_ID } = await import('../../cli/demo-book.js');
+  const book = await request<BookResponse>(`${running.urls.allocation}/api/v1/portfolios/${DEMO_PORTFOLIO_ID}`, { headers: { authorization: `Bearer ${allocationToken}` } });
+  expect(book.status).toBe(200);
+  expect(book.body).toMatchObject({ portfolio_id: DEMO_PORTFOLIO_ID, name: 'Demo book', currency: 'USD', source: 'holdings', version: 1, position_count: 5 });
+  expect(book.body.holdings.map((h) => h.symbol)).not.toContain('ACME');
+  for (const h of book.body.holdings) {
+    expect(h.stop_loss).toBeLessThan(h.price as number);
+    expect(h.days_held).toBeGreaterThan(0);
+  }
+  expect(book.body.cash / book.body.total_value).toBeCloseTo(0.3, 1);
+
+  const ideas = await request<{ recommendations: Array<{ symbol: string; shares: number }>; available_cash: number }>(
+    `${running.urls.search}/api/v1/portfolios/cash-hunt?portfolio_id=${DEMO_PORTFOLIO_ID}`,
+    { headers: { authorization: `Bearer ${searchToken}` } },
+  );
+  expect(ideas.status).toBe(200);
+  expect(ideas.body.available_cash).toBe(book.body.cash);
+  expect(ideas.body.recommendations.length).toBeGreaterThan(0);
+  for (const idea of ideas.body.recommendations) expect(book.body.holdings.map((h) => h.symbol)).not.toContain(idea.symbol);
+  running.signal('SIGINT');
+  expect(await running.waitForExit()).toBe(0);
 });
 
 /** Runs the start script to its exit and returns the exit code and what it wrote to stderr. */
