@@ -13,6 +13,8 @@
  *
  * The book is built from half of the equities' snapshots; the other half is analysed afterwards, so the
  * portfolio has names it does not hold to hunt for (replacements, cash-hunt ideas, a ticker of interest).
+ * A book created from holdings (createPortfolio) and sold from (recordTrade) is hunted in the same
+ * operations' answers: its hunt and cash hunt follow its version.
  */
 import { randomUUID } from 'node:crypto';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
@@ -537,5 +539,60 @@ describe('through the gateway (issue item 7): one operation, one token, three su
     const relayed = errorOf(await hunt({ id: otherPortfolioId }, everywhere, gateway()));
     expect(relayed.extensions?.code).toBe('VALIDATION_FAILED');
     expect(fieldsOf(relayed)).toEqual(['portfolioId']);
+  });
+});
+
+describe('a book created and traded through the gateway: hunt and cashHunt read it as it stands now', () => {
+  type Book = {
+    id: string;
+    version: number;
+    cash: number;
+    cashHunt: { availableCash: number; totalCapital: number; recommendations: Array<{ symbol: string; positionValue: number }> };
+    hunt: { generalAssessment: { availableCash: number; recommendations: Array<{ symbol: string; shares: number; entryPrice: number; stopLoss: number }> } };
+  };
+  const BOOK = `id version cash
+    cashHunt(pageSize: 50) { availableCash totalCapital recommendations { symbol positionValue } }
+    hunt(pageSize: 50) { generalAssessment { availableCash recommendations { symbol shares entryPrice stopLoss } } }`;
+
+  it('createPortfolio answers with the new book\'s hunt and cash hunt; after recordTrade (a sale) both change in the same answer', async () => {
+    const [sold, kept] = holdings;
+    const created = await graphql<{ createPortfolio: Book }>(
+      gateway(),
+      `mutation($input: CreatePortfolioInput!) { createPortfolio(input: $input) { ${BOOK} } }`,
+      { input: { name: 'created book', cash: 50000, holdings: [{ symbol: sold, shares: 100, costBasis: 10.5 }, { symbol: kept, shares: 50, costBasis: 20.25 }] } },
+      auth(everywhere),
+    );
+    expect(created.body.errors).toBeUndefined();
+    const book = created.body.data!.createPortfolio;
+    expect(book).toMatchObject({ version: 1, cash: 50000 });
+    const before = book.hunt.generalAssessment;
+    expect(before.availableCash).toBe(50000);
+    expect(before.recommendations.map((r) => [r.symbol, r.shares, r.entryPrice]).sort()).toEqual(
+      [
+        [sold, 100, 10.5],
+        [kept, 50, 20.25],
+      ].sort(),
+    );
+    expect(book.cashHunt.availableCash).toBe(50000);
+    expect(book.cashHunt.recommendations.length).toBeGreaterThan(0);
+    expect(book.cashHunt.recommendations.map((r) => r.symbol)).not.toContain(sold);
+    expect(book.cashHunt.recommendations.reduce((s, r) => s + Math.round(r.positionValue * 100), 0)).toBeLessThanOrEqual(5_000_000);
+
+    const traded = await graphql<{ recordTrade: { trade: { price: number; cashAfter: number }; portfolio: Book } }>(
+      gateway(),
+      `mutation($id: ID!, $input: TradeInput!) { recordTrade(portfolioId: $id, input: $input, expectedVersion: 1) { trade { price cashAfter } portfolio { ${BOOK} } } }`,
+      { id: book.id, input: { symbol: sold, side: 'SELL', shares: 100 } },
+      auth(everywhere),
+    );
+    expect(traded.body.errors).toBeUndefined();
+    const { trade, portfolio } = traded.body.data!.recordTrade;
+    expect(Math.round(trade.cashAfter * 100)).toBe(5_000_000 + 100 * Math.round(trade.price * 100));
+    expect(portfolio).toMatchObject({ id: book.id, version: 2, cash: trade.cashAfter });
+    expect(portfolio.hunt.generalAssessment.availableCash).toBe(trade.cashAfter);
+    expect(portfolio.hunt.generalAssessment.recommendations.map((r) => r.symbol)).toEqual([kept]);
+    expect(portfolio.cashHunt.availableCash).toBe(trade.cashAfter);
+    // Query.cashHunt on the search origin gives the same answer at once.
+    const direct = await cashHunt({ id: book.id, pageSize: 50 });
+    expect(direct.body.data?.cashHunt.availableCash).toBe(trade.cashAfter);
   });
 });
