@@ -353,7 +353,7 @@ async function latency(store: Store, book: Book): Promise<Latency> {
   const timed = timeStatements<Part>(store.db, { empty: emptySplit, partOf, transaction: 'other sql' });
   const ops: OpLatency[] = [];
   for (const op of OPERATIONS) {
-    // Answers are not kept here, so every warm call computes its answer (the stored portfolio is kept).
+    // Answers are not kept here, so every warm call computes its answer (the book is kept while its version holds).
     const service = new SearchService(timed.db, { maxAnswers: 0 });
     const call = async (on: SearchService = service): Promise<Call> => {
       timed.reset();

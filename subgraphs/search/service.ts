@@ -1,6 +1,6 @@
 /**
  * Opportunity-search use cases: hunt (general assessment, replacement, suitability) and cash hunt over a
- * caller's stored portfolio. REST handlers and GraphQL resolvers call these methods and nothing else;
+ * caller's book (portfolio). REST handlers and GraphQL resolvers call these methods and nothing else;
  * every rule lives here or in the engine (engine/).
  *
  * A request, step by step:

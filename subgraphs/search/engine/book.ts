@@ -1,5 +1,5 @@
 /**
- * A stored portfolio at the newest prices, how much of a name it may still take, and how well a new
+ * A book at the newest prices, how much of a name it may still take, and how well a new
  * name fits it. Everything opportunity search recommends is sized and scored here, so the three hunt
  * modes and cash hunt agree.
  *
