@@ -64,6 +64,10 @@ async function main(): Promise<void> {
   if (platform.demo) {
     console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
   }
+  if (platform.demoBook) {
+    const b = platform.demoBook;
+    console.log(`Demo book ${b.portfolioId} for ${b.partnerId}: ${b.symbols.join(', ')} and cash ${b.cash} of ${b.totalValue}`);
+  }
   if (platform.analysis) console.log(formatAnalyzeSummary(platform.analysis));
   if (platform.history) console.log(`History: ${platform.history.snapshots} snapshots on ${platform.history.fromDate}..${platform.history.toDate}`);
   if (platform.evidence && platform.evidence.tables + platform.evidence.odds > 0) {

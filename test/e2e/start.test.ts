@@ -29,6 +29,7 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(Object.keys(first.urls).sort()).toEqual(['allocation', 'analysis', 'gateway', 'search']);
   expect(first.output()).toMatch(/Demo market loaded: 23 securities, 5796 bars, .* \(synthetic\)/);
   expect(first.output()).toContain('demo symbol ACME');
+  expect(first.output()).toMatch(/Demo book 00000000-0000-4000-8000-00000000d3e0 for partner-1: (\w+, ){4}\w+ and cash [\d.]+ of [\d.]+/);
   // The start-up analysis: the last 60 trading days of every demo symbol, in worker threads.
   expect(first.output()).toMatch(/Stored 1320 snapshots for 22 symbols, \S+ \(60 trading day\(s\)\), [1-9]\d* worker thread\(s\)\./);
   // Then every 10th trading day of the whole history, and the evidence measured on it (as-of tables).
