@@ -779,7 +779,7 @@ describe.each(BACKENDS)('portfolios REST contract on %s', (backend) => {
     });
   });
 
-  describe('property: cash + sum(shares x price at trade) is conserved through any trade sequence (issue "Tests")', () => {
+  describe('property: cash + sum(shares x price at trade) is conserved through any trade sequence (DESIGN section 8 "portfolios")', () => {
     it('random short sequences of buys and sales, some refused', async () => {
       const pool = symbols.slice(0, 3);
       const step = fc.record({
