@@ -62,6 +62,7 @@ import { buildPolicyExplanation, resolveRiskProfile } from './engine/risk-profil
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from './engine/risk-settings.js';
 import type { ConstraintPack } from './engine/types.js';
 import { canonicalJson, idempotencyKey, optimizeOn, type PortfolioResponse } from './service.js';
+import { bookVersionsOf } from './book-versions.js';
 import * as store from './store.js';
 import { UniverseCache } from './universe.js';
 
@@ -169,6 +170,25 @@ export class PortfolioService {
   ) {
     this.now = options.now ?? (() => new Date());
     this.universes = options.universes ?? new UniverseCache(db);
+  }
+
+  /**
+   * Runs a transaction that may change the book and, once it has committed, notes the version it left
+   * (book-versions.ts: on the embedded store hunt and cash hunt then follow the book without asking the
+   * store). A transaction that failed may have committed first: the book is forgotten instead.
+   */
+  private async writeBook<T>(partnerId: string, bookId: string, versionAfter: (result: T) => number | null, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const versions = bookVersionsOf(this.db);
+    let result: T;
+    try {
+      result = await this.db.transaction(fn);
+    } catch (err) {
+      versions?.forget(bookId);
+      throw err;
+    }
+    const version = versionAfter(result);
+    if (version !== null) versions?.note(bookId, partnerId, version);
+    return result;
   }
 
   private today(): string {
@@ -523,7 +543,7 @@ export class PortfolioService {
       priceSource = 'close';
     }
 
-    return this.db.transaction(async (tx) => {
+    return this.writeBook(partnerId, bookId, (o) => (o.replayed ? null : o.response.portfolio.version), async (tx) => {
       const locked = await store.lockBookHeader(tx, partnerId, bookId);
       if (!locked) throw notFound(id);
       if (key.value !== null) {
@@ -636,7 +656,8 @@ export class PortfolioService {
     for (let attempt = 0; ; attempt++) {
       const plan = await this.plan(header, valid);
       if (!options.apply) return { response: plan, replayed: false };
-      const outcome = await this.db.transaction(async (tx): Promise<BookOutcome<RebalanceResponse> | BookMoved> => {
+      const versionAfter = (o: BookOutcome<RebalanceResponse> | BookMoved) => (o instanceof BookMoved || o.replayed ? null : o.response.version_after);
+      const outcome = await this.writeBook(partnerId, bookId, versionAfter, async (tx): Promise<BookOutcome<RebalanceResponse> | BookMoved> => {
         const locked = await store.lockBookHeader(tx, partnerId, bookId);
         if (!locked) throw notFound(id);
         if (idemKey !== null) {

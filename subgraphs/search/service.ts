@@ -17,9 +17,13 @@
  *
  * A book changes only by a request that raises its version (a trade, an applied rebalance), and an
  * answer depends only on the book at a version, the universe (the store's version of the newest
- * snapshots) and the parameters. Every call reads the book's owner and version (one primary-key
- * query); the book's holdings are read again only when the version moved, and answers are kept under
- * the version: a sale shows in the next answer, and a repeated question costs that query and a lookup
+ * snapshots) and the parameters. Every call learns the book's owner and current version: on PostgreSQL
+ * by one primary-key query (other processes and replicas write books too); on the embedded store, which
+ * this process alone writes, from the registry of book versions (allocation/book-versions.ts: the book
+ * service notes each version once its transaction has committed), asking the store only for a book the
+ * registry does not know. The book's holdings are read again only when the version moved, in one
+ * statement with the version they are at, and kept under it; answers are kept under the version too: a
+ * sale shows in the next answer, and a repeated question costs a lookup (and, on PostgreSQL, that query)
  * (bounded maps). A new analysis run changes the universe key, and with it every answer (within
  * ALLOCATION_UNIVERSE_TTL_MS).
  *
@@ -36,6 +40,7 @@ import { attachCandidateOdds } from '../allocation/kelly-odds-store.js';
 import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
 import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
+import { bookVersionsOf, type BookVersions } from '../allocation/book-versions.js';
 import { findPortfolioHoldings, portfolioVersion, type PortfolioHoldings } from '../allocation/store.js';
 import { UniverseCache, type Universe } from '../allocation/universe.js';
 import { BoundedCache } from '../platform/bounded-cache.js';
@@ -108,6 +113,8 @@ export class SearchService {
   private readonly markets = new WeakMap<Universe, SearchMarket>();
   private readonly portfolios: BoundedCache<string, PortfolioView>;
   private readonly answers: BoundedCache<string, Promise<HuntResponse | CashHuntResponse>> | null;
+  /** Books' versions known without asking the store (embedded store only; null on PostgreSQL). */
+  private readonly versions: BookVersions | null;
 
   constructor(
     private readonly db: Db,
@@ -117,6 +124,7 @@ export class SearchService {
     this.portfolios = new BoundedCache(options.maxPortfolios ?? 10_000);
     const maxAnswers = options.maxAnswers ?? 2_000;
     this.answers = maxAnswers > 0 ? new BoundedCache(maxAnswers) : null;
+    this.versions = bookVersionsOf(db);
   }
 
   huntModes() {
@@ -201,20 +209,34 @@ export class SearchService {
 
   /**
    * The caller's book as the engine reads it, at its current version; 400 for an unknown id and for
-   * another caller's (the same answer). The owner and version are read every call; the holdings only
-   * when the version is not the one kept.
+   * another caller's (the same answer). The owner and version: on the embedded store from the registry
+   * of book versions once it knows the book (every write is this process's), else read from the store
+   * every call (PostgreSQL: other processes write too); the holdings only when the version is not the
+   * one kept.
    */
   private async portfolioOf(principal: Principal, id: string, naming: FieldNaming): Promise<PortfolioView> {
     const owner = ownerOf(principal);
     const key = id.toLowerCase();
     const unknown = () => invalid([{ field: HUNT_FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
-    const head = await portfolioVersion(this.db, key);
-    if (!head || (owner !== null && head.partnerId !== owner)) throw unknown();
+    const versions = this.versions;
+    let head = versions?.get(key);
+    if (!head) {
+      const mark = versions?.mark();
+      const read = await portfolioVersion(this.db, key);
+      if (read) {
+        head = { owner: read.partnerId, version: read.version };
+        versions?.note(key, head.owner, head.version, mark);
+      }
+    }
+    if (!head || (owner !== null && head.owner !== owner)) throw unknown();
     const kept = this.portfolios.get(key);
     if (kept && kept.version >= head.version) return kept;
+    const mark = versions?.mark();
+    // One statement: the holdings and cash come with the version they are at, and are kept under it.
     const stored = await findPortfolioHoldings(this.db, key);
     // Gone, or handed to someone else, between the two reads: the same answer as an unknown id.
     if (!stored || (owner !== null && stored.partnerId !== owner)) throw unknown();
+    versions?.note(key, stored.partnerId, stored.version, mark);
     const view = toView(stored);
     this.portfolios.set(key, view);
     return view;
