@@ -27,7 +27,8 @@
  *      for the universe version at most once a second) on a service that keeps no answers, so each warm
  *      call computes its answer (the book is read again only when its version moves, as in production);
  *      then, on a service with the default settings, the same question BENCH_CALLS times again: the
- *      answer kept in memory, after the ownership and version check (one primary-key read). The database has already served the checks of
+ *      answer kept in memory, after the ownership and version check (on this embedded store the book's
+ *      version registry answers it once the book has been read: no query). The database has already served the checks of
  *      step 2, so "cold" is the service's caches, not the database's. Each call is split by where its
  *      time went: the universe version query, the candidate snapshot read, the closes query, the
  *      portfolio read, latest snapshots of symbols outside the newest date, and the rest (parameter
@@ -121,7 +122,7 @@ const STATEMENTS: ReadonlyArray<readonly [RegExp, Part]> = [
   [/max\(analysis_date\)/i, 'version'], // universeVersion
   [/analysis_snapshots s JOIN securities/i, 'universe'], // snapshotsOn
   [/\bFROM bars\b/i, 'closes'], // listCloses
-  [/\bFROM portfolios\b/i, 'portfolio'], // portfolioVersion (every call), findPortfolioHoldings (a new version)
+  [/\bFROM portfolios\b/i, 'portfolio'], // portfolioVersion (a book the registry does not know yet), findPortfolioHoldings (a new version)
   [/CROSS JOIN LATERAL/i, 'snapshots'], // latestSnapshots
 ];
 const partOf = (sql: string): Part => STATEMENTS.find(([re]) => re.test(sql))?.[1] ?? 'other sql';
