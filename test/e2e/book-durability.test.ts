@@ -13,13 +13,11 @@
  *
  * On the embedded store on disk, and on PostgreSQL when TEST_DATABASE_URL is set (`npm run test:pg`, CI).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { BookResponse, TradePage, TradeRecord, TradeResponse } from '../../subgraphs/allocation/book-types.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
-import { originEnv, startOrigins, type Origins } from '../helpers/child.js';
-import { BACKENDS, createPostgresDatabase } from '../helpers/db.js';
+import { startOrigins, type Origins } from '../helpers/child.js';
+import { durableStore } from '../helpers/durable.js';
+import { BACKENDS } from '../helpers/db.js';
 import { TEST_SECRET } from '../helpers/config.js';
 import { graphql, request } from '../helpers/http.js';
 
@@ -65,41 +63,24 @@ function replay(opening: BookResponse, log: readonly TradeRecord[]): { cashCents
 }
 
 describe.each(BACKENDS)('a book\'s trades survive kill -9 (%s)', (backend) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-book-durable-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  let env: NodeJS.ProcessEnv;
+  const store = durableStore(backend, 'tg-book-durable-');
   let token: string;
   let analysisToken: string;
   const running: Origins[] = [];
 
   beforeAll(async () => {
-    if (backend === 'postgres') {
-      const database = await createPostgresDatabase();
-      databaseUrl = database.url;
-      dropDatabase = database.drop;
-    }
-    env = originEnv({
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      ANALYZE_ON_START_DAYS: '1',
-      ANALYZE_WORKERS: '0',
-      AUTH_HS256_SECRET: TEST_SECRET,
-      RATE_LIMIT_MAX: '1000000',
-      RATE_LIMIT_EXPENSIVE_MAX: '1000000',
-    });
+    await store.open();
     token = await mintPartnerToken({ secret: TEST_SECRET, issuer: 'tradegraph-dev', audience: 'tradegraph-allocation', subject: 'durable-trader' });
     analysisToken = await mintPartnerToken({ secret: TEST_SECRET, issuer: 'tradegraph-dev', audience: 'tradegraph-analysis', subject: 'durable-trader' });
   });
   afterAll(async () => {
     // The origins' group goes first: the database cannot be dropped while they hold it.
     await Promise.all(running.map((c) => c.kill()));
-    await dropDatabase?.();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await store.close();
   });
 
   const launch = async () => {
-    const child = await start(env);
+    const child = await start(store.env);
     running.push(child);
     return child;
   };

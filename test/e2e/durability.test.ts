@@ -1,5 +1,5 @@
 /**
- * Durability of stored portfolios (issue "Production hardening" item 4), with `npm start`'s built
+ * Durability of stored portfolios, with `npm start`'s built
  * dist/cli/start.js in a child process that is killed with SIGKILL (`kill -9`: no shutdown code runs):
  *
  * - a portfolio whose optimize answered 200 is there, byte for byte, after a kill right after the answer;
@@ -9,13 +9,11 @@
  *
  * On the embedded store on disk, and on PostgreSQL when TEST_DATABASE_URL is set (`npm run test:pg`, CI).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { openDb, type Db } from '../../subgraphs/platform/db.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
-import { originEnv, startOrigins, type Origins } from '../helpers/child.js';
-import { BACKENDS, createPostgresDatabase } from '../helpers/db.js';
+import { startOrigins, type Origins } from '../helpers/child.js';
+import { durableStore } from '../helpers/durable.js';
+import { BACKENDS } from '../helpers/db.js';
 import { TEST_SECRET } from '../helpers/config.js';
 import { request } from '../helpers/http.js';
 
@@ -44,39 +42,22 @@ async function stop(s: Started): Promise<void> {
 }
 
 describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-durable-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  let env: NodeJS.ProcessEnv;
+  const store = durableStore(backend, 'tg-durable-');
   let token: string;
   const running: Started[] = [];
 
   beforeAll(async () => {
-    if (backend === 'postgres') {
-      const database = await createPostgresDatabase();
-      databaseUrl = database.url;
-      dropDatabase = database.drop;
-    }
-    env = originEnv({
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      ANALYZE_ON_START_DAYS: '1',
-      ANALYZE_WORKERS: '0',
-      AUTH_HS256_SECRET: TEST_SECRET,
-      RATE_LIMIT_MAX: '1000000',
-      RATE_LIMIT_EXPENSIVE_MAX: '1000000',
-    });
+    await store.open();
     token = await mintPartnerToken({ secret: TEST_SECRET, issuer: 'tradegraph-dev', audience: 'tradegraph-allocation', subject: 'durable-partner' });
   });
   afterAll(async () => {
     // The origins' group goes first: the database cannot be dropped while they hold it.
     await Promise.all(running.map((s) => s.child.kill()));
-    await dropDatabase?.();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await store.close();
   });
 
   const launch = async () => {
-    const s = await start(env);
+    const s = await start(store.env);
     running.push(s);
     return s;
   };
@@ -89,7 +70,7 @@ describe.each(BACKENDS)('stored portfolios survive kill -9 (%s)', (backend) => {
 
   /** The store read directly, once no origin holds it. */
   async function withStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    const db = await openDb({ databaseUrl, dataDir });
+    const db = await openDb({ databaseUrl: store.databaseUrl, dataDir: store.dataDir });
     try {
       return await fn(db);
     } finally {
