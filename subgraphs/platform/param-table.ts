@@ -31,7 +31,7 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, KeywordDefinition, ValidateFunction } from 'ajv';
 import { AppError, type ErrorDetail } from './errors.js';
-import { parseIsoDate } from './validation.js';
+import { isCalendarDate } from './validation.js';
 
 /** How violation details name fields: REST names (snake_case) or GraphQL ones (camelCase). */
 export type FieldNaming = 'rest' | 'graphql';
@@ -107,15 +107,8 @@ const QUERY_PATTERN = 'x-query-pattern';
 const CALENDAR_DATE = 'x-calendar-date';
 const EXCLUSIVE_WITH = 'x-exclusive-with';
 
-/** A real calendar date YYYY-MM-DD (the platform's date rule). */
-export function isCalendarDate(value: string): boolean {
-  try {
-    parseIsoDate(value, 'date');
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** A real calendar date YYYY-MM-DD from 1900-01-01 (the platform's date rule, validation.ts). */
+export { isCalendarDate };
 
 /** Ajv implementations of the product's x- keywords (see the header). */
 export const QUERY_KEYWORDS: readonly KeywordDefinition[] = [

@@ -3,13 +3,29 @@ import { AppError } from './errors.js';
 
 const ISO_DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** A real calendar date written YYYY-MM-DD, or a 400 naming the field. */
-export function parseIsoDate(value: string, field: string): string {
+/**
+ * The earliest year a date may have anywhere in the product: no market data, trade or holding is
+ * older, and the store (PostgreSQL) has no year 0.
+ */
+export const MIN_CALENDAR_YEAR = 1900;
+
+/**
+ * The platform's one date rule: a day that exists in the Gregorian calendar, written YYYY-MM-DD, from
+ * 1900-01-01 ({@link MIN_CALENDAR_YEAR}) to 9999-12-31. Query parameters, book requests and holdings
+ * files all use it.
+ */
+export function isCalendarDate(value: string): boolean {
   const m = ISO_DATE_RE.exec(value);
-  if (m) {
-    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-    if (d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) return value;
-  }
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < MIN_CALENDAR_YEAR || month < 1 || month > 12 || day < 1) return false;
+  const days = month === 2 ? ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days;
+}
+
+/** A date by the platform's rule (isCalendarDate), or a 400 naming the field. */
+export function parseIsoDate(value: string, field: string): string {
+  if (isCalendarDate(value)) return value;
   throw new AppError('VALIDATION_FAILED', `${field} must be a date YYYY-MM-DD`, [{ field, message: 'expected a calendar date YYYY-MM-DD' }]);
 }
 

@@ -14,7 +14,7 @@
  *   and a leading currency sign (`$1,234.50`) are accepted; exponent notation is not.
  *   `shares`: a whole number >= 1 (`10.0` is 10) and at most 1e9; `cost_basis`: the average price paid
  *   per share, >= 0 with at most 4 decimals (trailing zeros do not count); `entry_date`: a calendar date
- *   YYYY-MM-DD (empty: none given). `symbol`: non-empty, surrounding spaces trimmed and otherwise kept as
+ *   YYYY-MM-DD from 1900-01-01, the platform's date rule (empty: none given). `symbol`: non-empty, surrounding spaces trimmed and otherwise kept as
  *   written (whether the store knows it is the service's check, as for every other book).
  * - A symbol may appear on one line only (the book holds one position per symbol).
  * - At most {@link HOLDINGS_CSV_MAX_LINES} holding lines; more is a single problem on field `file` and
@@ -30,6 +30,7 @@ import { parse } from 'csv-parse/sync';
 import type { CsvError } from 'csv-parse/sync';
 import type { HoldingBody } from '../book-types.js';
 import type { ErrorDetail } from '../../platform/errors.js';
+import { isCalendarDate, MIN_CALENDAR_YEAR } from '../../platform/validation.js';
 
 /** Most holding lines an import may have (a book holds at most 500 holdings). */
 export const HOLDINGS_CSV_MAX_LINES = 500;
@@ -54,7 +55,6 @@ const EXPECTED_HEADER = 'symbol,shares,cost_basis[,entry_date]';
 
 /** `$1,234.5`, `1234.50`, `-3`, `.5`: optional sign, optional `$`, digits with or without 3-digit groups. */
 const AMOUNT_PATTERN = /^([+-]?)\$?(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d+))?$/;
-const ISO_DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MAX_COST_DECIMALS = 4;
 
 /** A value quoted for a message, shortened so a hostile file cannot bloat the report. */
@@ -71,20 +71,6 @@ function readAmount(raw: string): { value: number; decimals: number } | null {
   const value = Number(`${sign}${whole.replace(/,/g, '') || '0'}.${fraction || '0'}`);
   if (!Number.isFinite(value)) return null;
   return { value: value === 0 ? 0 : value, decimals: fraction.replace(/0+$/, '').length };
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-function isCalendarDate(value: string): boolean {
-  const m = ISO_DATE_PATTERN.exec(value);
-  if (m === null) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  return year >= 1900 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 /** One cell's verdict: the value, or the message of its problem. */
@@ -116,7 +102,7 @@ function readCostBasis(raw: string): Cell<number> {
 
 function readEntryDate(raw: string): Cell<string | null> {
   if (raw === '') return { ok: true, value: null };
-  if (!isCalendarDate(raw)) return { ok: false, message: `${show(raw)} is not a calendar date YYYY-MM-DD` };
+  if (!isCalendarDate(raw)) return { ok: false, message: `${show(raw)} is not a calendar date YYYY-MM-DD from ${MIN_CALENDAR_YEAR}-01-01` };
   return { ok: true, value: raw };
 }
 

@@ -20,12 +20,13 @@
  * The book requests (a new book from holdings, a trade, a rebalance) add:
  *
  *   x-max-decimals      a number with at most the given number of decimals (a cost basis: 4)
- *   x-calendar-date     a YYYY-MM-DD date that exists (no 30 February)
+ *   x-calendar-date     a YYYY-MM-DD date that exists (no 30 February), from 1900-01-01 (the platform's rule)
  *
  * Stage keys themselves are a pattern (STAGE_KEY_PATTERN), stated as `propertyNames` in the schema.
  */
 import { isISO4217CurrencyCode, isISO8601 } from 'class-validator';
 import { AppError } from '../../platform/errors.js';
+import { isCalendarDate, MIN_CALENDAR_YEAR } from '../../platform/validation.js';
 import { PRESET_KEYS, resolveRiskProfile, RISK_QUIZ, scoreRiskQuiz } from '../engine/risk-profile.js';
 
 /** Largest capital accepted (a sanity bound: beyond it cents stop being exact in a double). */
@@ -246,21 +247,13 @@ export const MAX_DECIMALS: RequestRule<number> = {
   },
 };
 
-const CALENDAR_DATE_FORM = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A `YYYY-MM-DD` date that exists in the proleptic Gregorian calendar. */
-export function isCalendarDate(value: string): boolean {
-  const m = CALENDAR_DATE_FORM.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
+/** A `YYYY-MM-DD` date that exists, from 1900-01-01: the platform's date rule (platform/validation.ts). */
+export { isCalendarDate };
 export const CALENDAR_DATE: RequestRule<true> = {
   keyword: 'x-calendar-date',
   type: 'string',
-  describe: () => 'a calendar date YYYY-MM-DD (the day must exist)',
-  problem: (value) => (typeof value !== 'string' || isCalendarDate(value) ? null : 'must be a calendar date YYYY-MM-DD that exists'),
+  describe: () => `a calendar date YYYY-MM-DD from ${MIN_CALENDAR_YEAR}-01-01 (the day must exist)`,
+  problem: (value) => (typeof value !== 'string' || isCalendarDate(value) ? null : `must be a calendar date YYYY-MM-DD from ${MIN_CALENDAR_YEAR}-01-01 that exists`),
 };
 
 /** Every `x-` keyword of the request schema. */

@@ -53,6 +53,14 @@ describe('parseHoldingsCsv: good files', () => {
     expect(r.problems).toEqual([{ field: 'line 4: shares', message: expect.stringContaining('whole number >= 1') }]);
   });
 
+  it('takes entry dates by the platform\'s rule: from 1900-01-01 (no year 0, which the store refuses)', () => {
+    const r = parseHoldingsCsv('symbol,shares,cost_basis,entry_date\nAAPL,1,1,0000-01-01\nMSFT,1,1,1899-12-31\nNVDA,1,1,1900-01-01\n');
+    expect(r.problems).toEqual([
+      { field: 'line 2: entry_date', message: '"0000-01-01" is not a calendar date YYYY-MM-DD from 1900-01-01' },
+      { field: 'line 3: entry_date', message: '"1899-12-31" is not a calendar date YYYY-MM-DD from 1900-01-01' },
+    ]);
+  });
+
   it('is deterministic', () => {
     const text = 'symbol,shares,cost_basis\nAAPL,1,2\nMSFT,x,-1\n';
     expect(parseHoldingsCsv(text)).toEqual(parseHoldingsCsv(text));
