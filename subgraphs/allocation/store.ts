@@ -325,17 +325,15 @@ export interface PortfolioHoldings {
   version: number;
   /** Cash now. */
   cash: number;
-  /** cash + the holdings at their latest close (at cost where a symbol has no close). */
-  totalCapital: number;
-  /** The same as cash (the name search has always read). */
-  remainingCapital: number;
   /** The optimize result's analysis date (null for created and imported books). */
   analysisDate: string | null;
   /** The effective settings as stored ({risk_settings, constraint_pack, preset_key, source}). */
   effectiveSettings: unknown;
   /**
-   * Holdings in book order. entryPrice: the average cost per share (cents); stopLoss and targetPrice
-   * are null where the book has none; price/priceDate: the latest close (null without one).
+   * Holdings in book order. entryPrice: the average cost per share, cost_total / shares to 4 decimals
+   * (the book's `cost_basis`); stopLoss and targetPrice are null where the book has none;
+   * price/priceDate: the latest close, rounded to the cent (null without one). The book is valued
+   * (market values, totals, weights) by engine/ledger.ts valueBook only, not here.
    */
   positions: Array<{
     symbol: string;
@@ -378,25 +376,30 @@ export async function findPortfolioHoldings(db: Queryable, id: string): Promise<
   const r = rows[0];
   type Raw = Omit<PortfolioHoldings['positions'][number], 'entryPrice'>;
   const raw = JSON.parse(r.positions) as Raw[];
-  const cashCents = Math.round(r.cash * 100);
-  let valueCents = 0;
-  const positions = raw.map((x) => {
-    const price = x.price === null ? null : Math.round(x.price * 100) / 100;
-    valueCents += price === null ? Math.round(x.costTotal * 100) : x.shares * Math.round(price * 100);
-    return { ...x, price, entryPrice: Math.round((x.costTotal / x.shares) * 100) / 100 };
-  });
+  const positions = raw.map((x) => ({
+    ...x,
+    price: x.price === null ? null : Math.round(x.price * 100) / 100,
+    entryPrice: costBasisOf(x.costTotal, x.shares),
+  }));
   return {
     id: r.id,
     partnerId: r.partner_id,
     name: r.name,
     version: Number(r.version),
     cash: r.cash,
-    totalCapital: (cashCents + valueCents) / 100,
-    remainingCapital: r.cash,
     analysisDate: r.analysis_date,
     effectiveSettings: JSON.parse(r.effective_settings) as unknown,
     positions,
   };
+}
+
+/**
+ * The average cost per share of a holding as the book states it (`cost_basis`): its total cost in whole
+ * cents / shares, to 4 decimals; the same formula as the book's answer (portfolios.ts).
+ */
+function costBasisOf(costTotal: number, shares: number): number {
+  const costCents = Math.round(costTotal * 100);
+  return Math.round((costCents / 100 / shares) * 1e4) / 1e4;
 }
 
 /** A book's owner and version (one primary-key read), or null. */

@@ -21,8 +21,9 @@
  * by one primary-key query (other processes and replicas write books too); on the embedded store, which
  * this process alone writes, from the registry of book versions (allocation/book-versions.ts: the book
  * service notes each version once its transaction has committed), asking the store only for a book the
- * registry does not know. The book's holdings are read again only when the version moved, in one
- * statement with the version they are at, and kept under it; answers are kept under the version too: a
+ * registry does not know. The book's holdings are read again only when the version moved (or the
+ * universe did: the kept view carries each holding's latest close), in one statement with the version
+ * they are at, and kept under it; answers are kept under the version too: a
  * sale shows in the next answer, and a repeated question costs a lookup (and, on PostgreSQL, that query)
  * (bounded maps). A new analysis run changes the universe key, and with it every answer (within
  * ALLOCATION_UNIVERSE_TTL_MS).
@@ -37,9 +38,8 @@ import type { Db } from '../platform/db.js';
 import { latestSnapshots } from '../analysis/store.js';
 import { candidatesFrom } from '../allocation/engine/candidates.js';
 import { attachCandidateOdds } from '../allocation/kelly-odds-store.js';
-import { effectiveRiskSettings } from '../allocation/engine/optimizer.js';
-import { DEFAULT_RISK_SETTINGS, type RiskSettings } from '../allocation/engine/risk-settings.js';
-import type { Candidate, ConstraintPack } from '../allocation/engine/types.js';
+import { storedBookSettings } from '../allocation/engine/optimizer.js';
+import type { Candidate } from '../allocation/engine/types.js';
 import { bookVersionsOf, type BookVersions } from '../allocation/book-versions.js';
 import { findPortfolioHoldings, portfolioVersion, type PortfolioHoldings } from '../allocation/store.js';
 import { UniverseCache, type Universe } from '../allocation/universe.js';
@@ -111,7 +111,8 @@ interface SearchMarket {
 export class SearchService {
   private readonly universes: UniverseCache;
   private readonly markets = new WeakMap<Universe, SearchMarket>();
-  private readonly portfolios: BoundedCache<string, PortfolioView>;
+  /** Each book as last read: the view, and the universe its holdings' latest closes were read under. */
+  private readonly portfolios: BoundedCache<string, { view: PortfolioView; universe: string }>;
   private readonly answers: BoundedCache<string, Promise<HuntResponse | CashHuntResponse>> | null;
   /** Books' versions known without asking the store (embedded store only; null on PostgreSQL). */
   private readonly versions: BookVersions | null;
@@ -138,8 +139,8 @@ export class SearchService {
   /** GET /api/v1/portfolios/hunt: the mode follows the symbol parameter given (none: general). */
   async hunt(principal: Principal, given: HuntRequest): Promise<HuntResponse> {
     const p = checkHuntParams(given);
-    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming, universe);
     const key = `hunt|${given.naming}|${portfolio.id}|${portfolio.version}|${universe.key}|${p.mode}|${p.symbol ?? ''}|${p.page}|${p.pageSize}`;
     const compute = () => this.computeHunt(portfolio, universe, p, given.naming);
     return (this.answers ? this.answers.memo(key, compute) : compute()) as Promise<HuntResponse>;
@@ -185,8 +186,8 @@ export class SearchService {
   /** GET /api/v1/portfolios/cash-hunt: new positions for the book's cash. */
   async cashHunt(principal: Principal, given: CashHuntRequest): Promise<CashHuntResponse> {
     const p = checkCashHuntParams(given);
-    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming);
     const universe = await this.universes.get();
+    const portfolio = await this.portfolioOf(principal, p.portfolioId, given.naming, universe);
     const key = `cash|${portfolio.id}|${portfolio.version}|${universe.key}|${p.page}|${p.pageSize}`;
     const compute = async (): Promise<CashHuntResponse> => {
       const market = await this.marketFor(universe, portfolio, []);
@@ -212,9 +213,13 @@ export class SearchService {
    * another caller's (the same answer). The owner and version: on the embedded store from the registry
    * of book versions once it knows the book (every write is this process's), else read from the store
    * every call (PostgreSQL: other processes write too); the holdings only when the version is not the
-   * one kept.
+   * one kept, or the universe is not the one they were read under: the view carries each holding's
+   * latest close (what a holding without a snapshot is priced at), which is market data, and new bars
+   * come with a new analysis run, so with a new universe key. The universe is the caller's (read once
+   * for the whole answer), else the current one.
    */
-  private async portfolioOf(principal: Principal, id: string, naming: FieldNaming): Promise<PortfolioView> {
+  private async portfolioOf(principal: Principal, id: string, naming: FieldNaming, given?: Universe): Promise<PortfolioView> {
+    const universe = given ?? (await this.universes.get());
     const owner = ownerOf(principal);
     const key = id.toLowerCase();
     const unknown = () => invalid([{ field: HUNT_FIELD_NAMES[naming].portfolioId, message: `no portfolio ${id} among yours` }]);
@@ -230,7 +235,7 @@ export class SearchService {
     }
     if (!head || (owner !== null && head.owner !== owner)) throw unknown();
     const kept = this.portfolios.get(key);
-    if (kept && kept.version >= head.version) return kept;
+    if (kept && kept.view.version >= head.version && kept.universe === universe.key) return kept.view;
     const mark = versions?.mark();
     // One statement: the holdings and cash come with the version they are at, and are kept under it.
     const stored = await findPortfolioHoldings(this.db, key);
@@ -238,7 +243,7 @@ export class SearchService {
     if (!stored || (owner !== null && stored.partnerId !== owner)) throw unknown();
     versions?.note(key, stored.partnerId, stored.version, mark);
     const view = toView(stored);
-    this.portfolios.set(key, view);
+    this.portfolios.set(key, { view, universe: universe.key });
     return view;
   }
 
@@ -288,17 +293,21 @@ export class SearchService {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** A book as the engine reads it (its effective settings with every default applied). */
+/**
+ * A book as the engine reads it: its effective settings with every default applied (the book's own
+ * rule, storedBookSettings), entry_price its cost basis as the book states it (4 decimals), last_close
+ * the latest close.
+ */
 function toView(stored: PortfolioHoldings): PortfolioView {
-  const settings = (stored.effectiveSettings ?? {}) as { risk_settings?: RiskSettings; constraint_pack?: ConstraintPack | null };
+  const settings = storedBookSettings(stored.effectiveSettings);
   return {
     id: stored.id,
     name: stored.name,
     version: stored.version,
     available_cash: stored.cash,
     analysis_date: stored.analysisDate,
-    risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(settings.risk_settings ?? {}) }),
-    constraint_pack: settings.constraint_pack ?? null,
+    risk_settings: settings.risk_settings,
+    constraint_pack: settings.constraint_pack,
     holdings: stored.positions.map((x) => ({
       symbol: x.symbol,
       sector: x.sector,

@@ -15,18 +15,22 @@
  *   - each capped sector's holdings plus ideas <= its cap x V;
  *   - no idea for a held name, and no more ideas than free slots.
  * Then a sale changes both answers at once (no wait), a holding with neither a stop nor a snapshot is
- * priced at its latest close with its whole value at risk, a book at max_positions gets no idea, and an
- * optimize book is read and traded the same way.
+ * priced at its latest close with its whole value at risk (and at the new close once new bars and a
+ * new analysis run are stored, with the book unchanged), hunt states a holding's entry at the book's
+ * cost_basis (4 decimals), a book at max_positions gets no idea, and an optimize book is read and
+ * traded the same way.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import type { Config } from '../../subgraphs/platform/config.js';
+import { recordRun, upsertBars } from '../../subgraphs/analysis/store.js';
 import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
 import { startTestIssuer, TEST_OIDC_AUDIENCE, type TestIssuer } from '../helpers/oidc.js';
 import { checkResponse, fetchOpenApi, type OpenApiDocument } from '../helpers/openapi.js';
+import { eventually } from '../helpers/time.js';
 
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -271,6 +275,58 @@ describe.each(BACKENDS)('hunt and cash hunt on books created from holdings, on %
       openRisk += cents(idea.risk_amount as number);
     }
     expect(openRisk).toBeLessThanOrEqual(risk.max_portfolio_risk * V);
+  });
+
+  it('a holding without a snapshot follows its latest close: after new bars and a new analysis run, hunt and cash hunt use the new close', async () => {
+    const bare = { symbol: unanalysed, shares: 40, cost_basis: 12.5 };
+    const cash = 20_000;
+    const book = await create({ name: 'New close', cash, holdings: [bare], risk_settings: RISK });
+    const id = book.portfolio_id as string;
+    const oldClose = (book.holdings as Row[])[0].price as number;
+    const valueAt = (close: number) => cents(cash) + bare.shares * cents(close);
+    const huntValue = async () => {
+      const res = await hunt(id);
+      expect(res.status).toBe(200);
+      return cents((res.body.general_assessment as Json).portfolio_value as number);
+    };
+    const cashHuntValue = async () => {
+      const res = await cashHunt(id);
+      expect(res.status).toBe(200);
+      return cents(res.body.total_capital as number);
+    };
+    // Both answers (and so the book's view search keeps) are made at the old close.
+    expect(await huntValue()).toBe(valueAt(oldClose));
+    expect(await cashHuntValue()).toBe(valueAt(oldClose));
+
+    // A new bar for the holding, half as high again, then a new analysis run; the book itself is not traded.
+    const [last] = await store.db.query<{ date: string }>('SELECT max(date)::text AS date FROM bars WHERE symbol = $1', [unanalysed]);
+    const next = new Date(Date.parse(`${last.date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const newClose = Math.round(oldClose * 150) / 100;
+    await upsertBars(store.db, [{ symbol: unanalysed, date: next, open: newClose, high: newClose, low: newClose, close: newClose, volume: 1000 }]);
+    const now = new Date().toISOString();
+    await recordRun(store.db, { startedAt: now, finishedAt: now, pipelineVersion: 'test', fromDate: seed.latestDate, toDate: seed.latestDate, symbols: 0, snapshots: 0, model: null, transitions: null });
+    const read = await request<Json>(`${platform.urls.allocation}${PORTFOLIOS}/${id}`, { headers: bearer(partnerToken) });
+    expect(read.status).toBe(200);
+    expect(read.body.version).toBe(1);
+    expect((read.body.holdings as Row[])[0]).toMatchObject({ price: newClose, price_date: next });
+    expect(cents(read.body.total_value as number)).toBe(valueAt(newClose));
+
+    // Once the new universe is seen (within the universe TTL), hunt and cash hunt price it at the new close.
+    expect(await eventually(async () => (await huntValue()) === valueAt(newClose), 10_000)).toBe(true);
+    expect(await cashHuntValue()).toBe(valueAt(newClose));
+  });
+
+  it('hunt states each holding at the cost basis the book states (4 decimals)', async () => {
+    const [name] = [...quotes.keys()].sort(bySymbol);
+    const book = await create({ name: 'Fine cost', cash: 1000, holdings: [{ symbol: name, shares: 3, cost_basis: 61.2549 }] });
+    const [h] = book.holdings as Row[];
+    // 3 x 61.2549 = 183.7647, stored as 183.76: the book's cost basis is 183.76 / 3 = 61.2533.
+    expect(h).toMatchObject({ cost_total: 183.76, cost_basis: 61.2533 });
+    const res = await hunt(book.portfolio_id as string);
+    expect(res.status).toBe(200);
+    const [rec] = (res.body.general_assessment as Json).recommendations as Row[];
+    expect(rec.symbol).toBe(name);
+    expect(rec.entry_price).toBe(h.cost_basis);
   });
 
   it('a book at max_positions gets no cash idea, and one after a sale frees a slot', async () => {

@@ -112,10 +112,16 @@ describe.each(BACKENDS)('books on %s', (backend) => {
     expect(book.risk_settings.max_positions).toBe(30);
     expect(book.trades).toEqual({ items: [], page: 1, page_size: 20, total: 0, has_more: false });
     const stored = await findPortfolioHoldings(db, book.portfolio_id);
-    expect(stored).toMatchObject({ partnerId: 'alice', version: 1, cash: 5000.5, remainingCapital: 5000.5 });
+    expect(stored).toMatchObject({ partnerId: 'alice', version: 1, cash: 5000.5 });
     expect(stored!.positions.map((p) => [p.symbol, p.shares, p.costTotal, p.stopLoss])).toEqual([
       [sym(A), 10, 123.46, 9.5],
       [sym(B), 3, 120, null],
+    ]);
+    // The cost per share search reads is the book's cost_basis: 123.46 / 10 to 4 decimals, not to the cent.
+    expect(a.cost_basis).toBe(12.346);
+    expect(stored!.positions.map((p) => [p.symbol, p.entryPrice])).toEqual([
+      [sym(A), a.cost_basis],
+      [sym(B), b.cost_basis],
     ]);
     expect(await portfolioVersion(db, book.portfolio_id)).toEqual({ partnerId: 'alice', version: 1 });
     // Another partner's book does not exist for them.

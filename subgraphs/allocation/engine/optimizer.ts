@@ -138,7 +138,8 @@ import { toCents } from './money.js';
 import { bookTurnover, emptyResult, resultOf, rowsOf } from './result.js';
 import { baseTemperatureOf, effectiveRiskSettings, kellySumNotes, rankUniverse } from './strategies.js';
 import { priorBookOf, turnoverStep } from './turnover.js';
-import type { OptimizeInput, OptimizeResult } from './types.js';
+import { DEFAULT_RISK_SETTINGS, type RiskSettings } from './risk-settings.js';
+import type { ConstraintPack, OptimizeInput, OptimizeResult } from './types.js';
 import { measureFor, targetWithinVol } from './vol-target.js';
 import { wholeShares } from './whole-shares.js';
 
@@ -146,6 +147,23 @@ export { DEFAULT_SOFTMAX_TEMPERATURE, DEFAULT_STAGE_WEIGHTS, effectiveRiskSettin
 export { MAX_TEMPERATURE_RAISE_FACTOR } from './vol-target.js';
 
 /** The first binding note when the request has no constraint pack. */
+/**
+ * A stored book's settings as they apply now: its stored `effective_settings` document
+ * ({risk_settings, constraint_pack, ...}, as optimize, create and rebalance write it) with every default
+ * filled (DEFAULT_RISK_SETTINGS, then effectiveRiskSettings), and its constraint pack (null: none). Hunt,
+ * cash hunt, the book and rebalance all read a book's settings through this one function.
+ */
+export function storedBookSettings(effectiveSettings: unknown): { risk_settings: RiskSettings; constraint_pack: ConstraintPack | null } {
+  const stored = (effectiveSettings !== null && typeof effectiveSettings === 'object' ? effectiveSettings : {}) as {
+    risk_settings?: Partial<RiskSettings> | null;
+    constraint_pack?: ConstraintPack | null;
+  };
+  return {
+    risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(stored.risk_settings ?? {}) } as RiskSettings),
+    constraint_pack: stored.constraint_pack ?? null,
+  };
+}
+
 export const NO_CONSTRAINT_PACK_NOTE = 'constraint_pack: none supplied, so only risk_settings were used';
 
 /** Step 1 and the book's names: the effective settings, the caps, the ranking and the prior book (step 5). */
