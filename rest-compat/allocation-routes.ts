@@ -28,7 +28,8 @@
  * GET (the value moves with every close, the version only with trades). A write to an existing book may send
  * `If-Match` (a list of tags or `*`; `W/"3"` compares as 3): on a stale version it is 412
  * PRECONDITION_FAILED and nothing is written. Every write takes `Idempotency-Key`: the same request again
- * answers the first response with `Idempotent-Replayed: true` and changes nothing; another request under a
+ * changes nothing and answers with `Idempotent-Replayed: true`: a trade or rebalance its first response, a
+ * create (or import) the book it created as that book is now; another request under a
  * used key is 400 IDEMPOTENCY_KEY_REUSED.
  *
  * Handlers are thin: they hand the raw body, headers and parameters to the services (AllocationService,
@@ -51,6 +52,7 @@ import { documentOnly, operationRules, ParamChecker, paramTable, querystringSche
 import type { AllocationService } from '../subgraphs/allocation/service.js';
 import type { PortfolioService } from '../subgraphs/allocation/portfolios.js';
 import { TRADES_PAGE, type BookOutcome } from '../subgraphs/allocation/book-types.js';
+import { etagOf } from '../subgraphs/allocation/engine/ledger.js';
 import { BOOK_REQUEST_IDS, errorResponses } from './schemas.js';
 
 export const OPTIMIZE_PATH = '/api/v1/portfolios/optimize';
@@ -80,7 +82,8 @@ export interface AllocationRoutesOptions {
 
 /** Decimal digits, at most 10: how REST writes page and page_size. */
 const DIGITS = '^[0-9]{1,10}$';
-const MAX_PAGE = 2 ** 31 - 1;
+/** The last page a request may ask for: the service's limit, published as it enforces it. */
+const MAX_PAGE = TRADES_PAGE.maxPage;
 
 export const TRADES_QUERY = paramTable({
   unknown: 'refused',
@@ -133,9 +136,6 @@ const rebalanceQuery = new ParamChecker(REBALANCE_QUERY);
 // Documented headers
 // ---------------------------------------------------------------------------------------------------------
 
-/** The strong entity tag of a book version. */
-export const etagOf = (version: number): string => `"${version}"`;
-
 const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'portfolio_id of one of your books' } } } as const;
 const REPLAYED_HEADER = { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present on the replay of an earlier request with the same Idempotency-Key' } } as const;
 const ETAG_HEADER = { etag: { type: 'string', required: true, description: 'The book\'s version as a strong entity tag, e.g. "3"; send it back in If-Match to write only over that version' } } as const;
@@ -143,6 +143,17 @@ const LOCATION_HEADER = { location: { type: 'string', required: true, descriptio
 const WRITE_HEADERS = {
   type: 'object',
   properties: { 'idempotency-key': { type: 'string', description: 'A retried request with the same key returns the first answer (1-255 visible ASCII characters)' } },
+} as const;
+/** A new book's headers: a retry answers the book it created as that book is now, not as it was first answered. */
+const CREATE_HEADERS = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      description:
+        'A retried create with the same key creates nothing and answers the book it created as it is now (its version, cash and holdings after any trades since), with Idempotent-Replayed: true (1-255 visible ASCII characters)',
+    },
+  },
 } as const;
 const UPDATE_HEADERS = {
   type: 'object',
@@ -248,10 +259,10 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
       schema: {
         operationId: 'createPortfolio',
         summary: 'Create a book from holdings and cash (DESIGN section 8 "portfolios")',
-        description: 'Every symbol must be a known security with stored bars; nothing is written on a refusal. Idempotency-Key makes a retry answer the first book.',
+        description: 'Every symbol must be a known security with stored bars; nothing is written on a refusal. Idempotency-Key makes a retry create nothing and answer that book as it is now.',
         tags: ['portfolios'],
         security: [{ bearer: [] }],
-        headers: WRITE_HEADERS,
+        headers: CREATE_HEADERS,
         body: { $ref: `${BOOK_REQUEST_IDS.create}#` },
         response: {
           201: { $ref: 'BookResponse#', ...created },
@@ -294,7 +305,7 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
             'The body is CSV in UTF-8 with a header row naming symbol, shares, cost_basis and optionally entry_date (any case, in any order; other columns ignored). Every bad line is reported (details name `line N: <column>`) and nothing is written.',
           tags: ['portfolios'],
           security: [{ bearer: [] }],
-          headers: WRITE_HEADERS,
+          headers: CREATE_HEADERS,
           querystring: querystringSchema(IMPORT_QUERY),
           ...operationRules(IMPORT_QUERY),
           body: {

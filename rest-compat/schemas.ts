@@ -991,7 +991,11 @@ export const tradeRecordSchema = {
     side: tradeSide,
     shares: { type: 'integer', minimum: 1 },
     price: { type: 'number', exclusiveMinimum: 0, description: 'price per share, whole cents' },
-    price_source: { type: 'string', enum: ['given', 'close'], description: "given: sent with the trade; close: the symbol's close on (or last before) the trade date" },
+    price_source: {
+      type: 'string',
+      enum: ['given', 'close', 'cost'],
+      description: "given: sent with the trade; close: the symbol's close on (or last before) the trade date; cost: a rebalance's order for a holding with no close stored, at its average cost",
+    },
     value: { type: 'number', description: 'shares x price' },
     date: { ...dateOnly, description: 'trade date' },
     realised_pnl: { ...nullable('number'), description: 'a sale: proceeds - the average cost of the shares sold; null for a buy' },
@@ -1063,13 +1067,14 @@ export const tradeResponseSchema = {
 export const rebalanceOrderSchema = {
   $id: 'RebalanceOrder',
   type: 'object',
-  required: ['symbol', 'side', 'shares', 'price', 'value'],
+  required: ['symbol', 'side', 'shares', 'price', 'value', 'price_source'],
   properties: {
     symbol: { type: 'string' },
     side: tradeSide,
     shares: { type: 'integer', minimum: 1, description: 'whole shares' },
-    price: { type: 'number', exclusiveMinimum: 0, description: 'the latest close, whole cents (what the book is valued at)' },
+    price: { type: 'number', exclusiveMinimum: 0, description: 'the latest close, whole cents (what the book is valued at); a holding with no close: its average cost' },
     value: { type: 'number', description: 'shares x price' },
+    price_source: { type: 'string', enum: ['close', 'cost'], description: 'close: the latest close; cost: a holding with no close stored, at its average cost (an applied order\'s trade records the same)' },
   } satisfies Record<keyof RebalanceOrder, JsonSchema>,
 } as const;
 

@@ -54,6 +54,9 @@ export interface BookHolding {
   target_price: number | null;
 }
 
+/** Where a trade's price came from (see TradeRecord.price_source). */
+export type TradePriceSource = 'given' | 'close' | 'cost';
+
 /** One recorded trade. */
 export interface TradeRecord {
   trade_id: string;
@@ -64,8 +67,11 @@ export interface TradeRecord {
   shares: number;
   /** Price per share, whole cents. */
   price: number;
-  /** 'given': sent with the trade; 'close': the symbol's close on (or last before) the trade date. */
-  price_source: 'given' | 'close';
+  /**
+   * 'given': sent with the trade; 'close': the symbol's close on (or last before) the trade date;
+   * 'cost': a rebalance's order for a holding with no close stored, traded at its average cost.
+   */
+  price_source: TradePriceSource;
   /** shares x price. */
   value: number;
   /** Trade date (YYYY-MM-DD). */
@@ -134,9 +140,11 @@ export interface RebalanceOrder {
   symbol: string;
   side: TradeSide;
   shares: number;
-  /** The latest close, whole cents (what the book is valued at). */
+  /** The latest close, whole cents (what the book is valued at); a holding without a close: its average cost. */
   price: number;
   value: number;
+  /** 'close' (the latest close) or 'cost' (a holding with no close stored); an applied order's trade records it. */
+  price_source: 'close' | 'cost';
 }
 
 /** One row of the target book. */
@@ -181,7 +189,8 @@ export interface RebalanceResponse {
 }
 
 /** Trade-log pages (REST page/page_size on GET .../trades; the book's own `trades` is page 1). */
-export const TRADES_PAGE = Object.freeze({ default: 20, max: 100 });
+/** Trade-log pages: items per page (default, max) and the last page number a request may ask for. */
+export const TRADES_PAGE = Object.freeze({ default: 20, max: 100, maxPage: 1_000_000 });
 
 // ---------------------------------------------------------------------------------------------------------
 // Requests (REST bodies; GraphQL inputs map to the same bodies). The classes of request/ are the

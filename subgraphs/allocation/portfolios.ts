@@ -16,8 +16,10 @@
  *     trades). If-Match (GraphQL expectedVersion) on another version: 412 PRECONDITION_FAILED;
  *   - Idempotency-Key: a new book uses the portfolios table's (partner, key); a trade or an applied
  *     rebalance the book's `portfolio_requests`, written in the same transaction as the change. A retry
- *     answers as the first request did (a create: the book now) and changes nothing; the same key on a
- *     different request is 400 IDEMPOTENCY_KEY_REUSED.
+ *     changes nothing; a trade or rebalance answers as the first request did, but a create answers the
+ *     book it created as it is NOW (its version, cash and holdings after any trades since; only the
+ *     header row is kept per key, not the first answer). The same key on a different request is 400
+ *     IDEMPOTENCY_KEY_REUSED.
  *
  * Prices: a book is valued at each holding's latest close (rounded to the cent; at cost without one). A
  * trade without a price takes the close on its date or the last one before it. A rebalance prices the
@@ -35,7 +37,7 @@ import { unavailable, type Db, type Queryable } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import type { FieldNaming } from '../platform/param-table.js';
 import { requirePartner, type Principal } from '../platform/principal.js';
-import { pageSize as checkPageSize, UUID_RE } from '../platform/validation.js';
+import { pageSize as checkPageSize } from '../platform/validation.js';
 import {
   TRADES_PAGE,
   type BookHolding,
@@ -50,18 +52,19 @@ import {
   type RebalanceTarget,
   type TradeBody,
   type TradePage,
+  type TradePriceSource,
   type TradeRecord,
   type TradeResponse,
 } from './book-types.js';
 import { MAX_TOTAL_CAPITAL, namedPath, validateCreatePortfolioBody, validateRebalanceBody, validateTradeBody } from './dto.js';
 import { parseHoldingsCsv } from './engine/holdings-csv.js';
-import { applyTrade, parseIfMatch, rebalanceOrders, valueBook, type LedgerBook, type LedgerPosition, type Order } from './engine/ledger.js';
+import { applyTrade, LEDGER_MAX_CENTS, parseIfMatch, rebalanceOrders, tradeValueRefusal, valueBook, type LedgerBook, type LedgerPosition, type Order } from './engine/ledger.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings } from './engine/optimizer.js';
 import { buildPolicyExplanation, resolveRiskProfile } from './engine/risk-profile.js';
 import { DEFAULT_RISK_SETTINGS, type RiskSettings } from './engine/risk-settings.js';
 import type { ConstraintPack } from './engine/types.js';
-import { canonicalJson, idempotencyKey, optimizeOn, type PortfolioResponse } from './service.js';
+import { canonicalJson, idempotencyKey, optimizeOn, portfolioIdOf, portfolioNotFound, type PortfolioResponse } from './service.js';
 import { bookVersionsOf } from './book-versions.js';
 import * as store from './store.js';
 import { UniverseCache } from './universe.js';
@@ -98,10 +101,6 @@ const closeCents = (close: number): number => Math.max(1, toCents(close));
 function daysBetween(from: string, to: string): number {
   const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
   return Number.isFinite(days) && days > 0 ? days : 0;
-}
-
-function notFound(id: string): AppError {
-  return new AppError('PORTFOLIO_NOT_FOUND', `No portfolio ${JSON.stringify(id)} among yours`, [{ field: 'id', message: 'not found' }]);
 }
 
 function invalid(details: ErrorDetail[]): AppError {
@@ -363,6 +362,7 @@ export class PortfolioService {
     return { response: await this.bookOf(this.db, partnerId, id), replayed: false };
   }
 
+  /** A create's retry: the book it created as it is now (not its first answer: trades since show). */
   private async createReplay(partnerId: string, first: store.StoredPortfolio, requestHash: string): Promise<BookOutcome<BookResponse>> {
     if (first.requestHash !== requestHash) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request; use a new key for a new request', [
@@ -379,32 +379,29 @@ export class PortfolioService {
   /** The caller's book now: holdings valued at the latest closes, cash, version, trade log page 1. */
   async book(principal: Principal, id: string): Promise<BookResponse> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
-    return this.bookOf(this.db, partnerId, this.bookId(id));
+    return this.bookOf(this.db, partnerId, portfolioIdOf(id));
   }
 
   /** A page of the caller's book's trade log, newest first. */
   async trades(principal: Principal, id: string, options: { page?: number | null; pageSize?: number | null; naming: FieldNaming }): Promise<TradePage> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
-    const bookId = this.bookId(id);
+    const bookId = portfolioIdOf(id);
     const page = options.page ?? 1;
-    if (!Number.isInteger(page) || page < 1 || page > 1e6) throw invalid([{ field: 'page', message: 'expected an integer from 1' }]);
+    if (!Number.isInteger(page) || page < 1 || page > TRADES_PAGE.maxPage) {
+      throw invalid([{ field: 'page', message: `expected an integer from 1 to ${TRADES_PAGE.maxPage}` }]);
+    }
     const size = checkPageSize(options.pageSize, options.naming === 'rest' ? 'page_size' : 'pageSize', TRADES_PAGE.default, TRADES_PAGE.max);
     const header = await store.findBookHeader(this.db, partnerId, bookId);
-    if (!header) throw notFound(id);
+    if (!header) throw portfolioNotFound(id);
     return (await this.tradePage(this.db, bookId, page, size)).page;
   }
 
   /** The stored optimize result of the caller's book (404 for books that were not optimized). */
   async optimizeResultText(principal: Principal, id: string): Promise<string> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
-    const text = await store.findOptimizeResponse(this.db, partnerId, this.bookId(id));
-    if (text === null) throw notFound(id);
+    const text = await store.findOptimizeResponse(this.db, partnerId, portfolioIdOf(id));
+    if (text === null) throw portfolioNotFound(id);
     return text;
-  }
-
-  private bookId(id: string): string {
-    if (!UUID_RE.test(id)) throw notFound(id);
-    return id.toLowerCase();
   }
 
   private async tradePage(q: Queryable, bookId: string, page: number, size: number): Promise<{ page: TradePage; realisedPnl: number }> {
@@ -414,7 +411,7 @@ export class PortfolioService {
 
   private async bookOf(q: Queryable, partnerId: string, bookId: string): Promise<BookResponse> {
     const header = await store.findBookHeader(q, partnerId, bookId);
-    if (!header) throw notFound(bookId);
+    if (!header) throw portfolioNotFound(bookId);
     return this.bookFrom(q, header);
   }
 
@@ -507,9 +504,9 @@ export class PortfolioService {
   /** Records one buy or sale: shares and cash change in one transaction; the trade and the book after it. */
   async trade(principal: Principal, id: string, body: unknown, options: BookUpdateOptions): Promise<BookOutcome<TradeResponse>> {
     const partnerId = requirePartner(principal, 'recording trades').partnerId;
-    const bookId = this.bookId(id);
+    const bookId = portfolioIdOf(id);
     const header = await store.findBookHeader(this.db, partnerId, bookId);
-    if (!header) throw notFound(id);
+    if (!header) throw portfolioNotFound(id);
     const key = idempotencyKey(options.idempotencyKey);
     const problems: ErrorDetail[] = key.problem ? [key.problem] : [];
     const pre = this.precondition(options, problems);
@@ -521,7 +518,7 @@ export class PortfolioService {
     const date = valid.date ?? today;
     if (date > today) throw invalid([{ field: 'date', message: `${date} is after today (${today})` }]);
     let price: number;
-    let priceSource: 'given' | 'close';
+    let priceSource: TradePriceSource;
     if (valid.price !== null && valid.price !== undefined) {
       const known = (await latestCloses(this.db, [valid.symbol])).has(valid.symbol);
       if (!known && !(await store.listHoldings(this.db, bookId)).some((h) => h.symbol === valid.symbol)) {
@@ -542,10 +539,13 @@ export class PortfolioService {
       price = closeCents(close.close);
       priceSource = 'close';
     }
+    // Worth more than MAX_TOTAL_CAPITAL: refused before the book is locked (the ledger refuses it too).
+    const tooLarge = tradeValueRefusal({ symbol: valid.symbol, side: valid.side, shares: valid.shares, price });
+    if (tooLarge) throw invalid([{ field: tooLarge.field, message: tooLarge.message }]);
 
     return this.writeBook(partnerId, bookId, (o) => (o.replayed ? null : o.response.portfolio.version), async (tx) => {
       const locked = await store.lockBookHeader(tx, partnerId, bookId);
-      if (!locked) throw notFound(id);
+      if (!locked) throw portfolioNotFound(id);
       if (key.value !== null) {
         const prior = await store.findBookRequest(tx, bookId, key.value);
         if (prior) return replayOf<TradeResponse>(prior, requestHash, 'trade');
@@ -553,8 +553,7 @@ export class PortfolioService {
       this.checkPrecondition(pre, locked.version, options);
       const recordedAt = this.now().toISOString();
       const version = locked.version + 1;
-      const [trade] = await this.record(tx, locked, [{ symbol: valid.symbol, side: valid.side, shares: valid.shares, price, value: valid.shares * price }], {
-        priceSource,
+      const [trade] = await this.record(tx, locked, [{ symbol: valid.symbol, side: valid.side, shares: valid.shares, price, value: valid.shares * price, priceSource }], {
         date,
         version,
         origin: 'trade',
@@ -574,8 +573,8 @@ export class PortfolioService {
   private async record(
     tx: Queryable,
     locked: store.BookHeader,
-    orders: readonly Order[],
-    how: { priceSource: 'given' | 'close'; date: string; version: number; origin: 'trade' | 'rebalance'; recordedAt: string; traceId: string },
+    orders: ReadonlyArray<Order & { priceSource: TradePriceSource }>,
+    how: { date: string; version: number; origin: 'trade' | 'rebalance'; recordedAt: string; traceId: string },
   ): Promise<TradeRecord[]> {
     const holdings = await store.listHoldings(tx, locked.id);
     const bySymbol = new Map(holdings.map((h) => [h.symbol, h]));
@@ -596,7 +595,8 @@ export class PortfolioService {
         side: o.side,
         shares: o.shares,
         price: fromCents(o.price),
-        priceSource: how.priceSource,
+        // The store's row type and the table's CHECK still list 'given' and 'close' only; 'cost' needs them widened.
+        priceSource: o.priceSource as store.TradeRow['priceSource'],
         tradeDate: how.date,
         realisedPnl: result.realised === null ? null : fromCents(result.realised),
         cashAfter: fromCents(book.cash),
@@ -643,9 +643,9 @@ export class PortfolioService {
    */
   async rebalance(principal: Principal, id: string, body: unknown, options: BookUpdateOptions & { apply: boolean }): Promise<BookOutcome<RebalanceResponse>> {
     const partnerId = requirePartner(principal, 'rebalancing a book').partnerId;
-    const bookId = this.bookId(id);
+    const bookId = portfolioIdOf(id);
     let header = await store.findBookHeader(this.db, partnerId, bookId);
-    if (!header) throw notFound(id);
+    if (!header) throw portfolioNotFound(id);
     const key = idempotencyKey(options.idempotencyKey);
     const problems: ErrorDetail[] = key.problem ? [key.problem] : [];
     const pre = this.precondition(options, problems);
@@ -659,7 +659,7 @@ export class PortfolioService {
       const versionAfter = (o: BookOutcome<RebalanceResponse> | BookMoved) => (o instanceof BookMoved || o.replayed ? null : o.response.version_after);
       const outcome = await this.writeBook(partnerId, bookId, versionAfter, async (tx): Promise<BookOutcome<RebalanceResponse> | BookMoved> => {
         const locked = await store.lockBookHeader(tx, partnerId, bookId);
-        if (!locked) throw notFound(id);
+        if (!locked) throw portfolioNotFound(id);
         if (idemKey !== null) {
           const prior = await store.findBookRequest(tx, bookId, idemKey);
           if (prior) return replayOf<RebalanceResponse>(prior, requestHash, 'rebalance');
@@ -672,8 +672,8 @@ export class PortfolioService {
         const trades = await this.record(
           tx,
           locked,
-          plan.orders.map((o) => ({ symbol: o.symbol, side: o.side, shares: o.shares, price: toCents(o.price), value: toCents(o.value) })),
-          { priceSource: 'close', date: this.today(), version, origin: 'rebalance', recordedAt, traceId: options.traceId },
+          plan.orders.map((o) => ({ symbol: o.symbol, side: o.side, shares: o.shares, price: toCents(o.price), value: toCents(o.value), priceSource: o.price_source })),
+          { date: this.today(), version, origin: 'rebalance', recordedAt, traceId: options.traceId },
         );
         const response: RebalanceResponse = { ...plan, applied: true, version_after: version, trades };
         if (idemKey !== null) await store.insertBookRequest(tx, bookId, { key: idemKey, requestHash, responseText: JSON.stringify(response), createdAt: recordedAt });
@@ -687,7 +687,7 @@ export class PortfolioService {
         ]);
       }
       header = await store.findBookHeader(this.db, partnerId, bookId);
-      if (!header) throw notFound(id);
+      if (!header) throw portfolioNotFound(id);
     }
   }
 
@@ -697,17 +697,27 @@ export class PortfolioService {
     const closes = await latestCloses(this.db, holdings.map((h) => h.symbol));
     const notes: string[] = [];
     const prices = new Map<string, number>();
+    /** Holdings with no close: valued and traded at their average cost (their orders say 'cost'). */
+    const atCost = new Set<string>();
     for (const h of holdings) {
       const close = closes.get(h.symbol);
       if (close) prices.set(h.symbol, closeCents(close.close));
       else {
         prices.set(h.symbol, Math.max(1, Math.round(toCents(h.costTotal) / h.shares)));
+        atCost.add(h.symbol);
         notes.push(`${h.symbol}: no close stored, so it is valued and traded at its cost basis`);
       }
     }
     const ledger = ledgerOf(header.cash, holdings);
     const valued = valueBook(ledger, prices);
     const total = valued.total;
+    // The capital the optimizer is given must be one an optimize may ask for; so every value and cash
+    // figure of the plan (each at most the total) stays within it.
+    if (total > LEDGER_MAX_CENTS) {
+      throw invalid([
+        { field: 'total_value', message: `the book is worth more than ${MAX_TOTAL_CAPITAL} at the latest closes, more than a rebalance can plan for (MAX_TOTAL_CAPITAL)` },
+      ]);
+    }
 
     const stored = settingsOf(header.effectiveSettings);
     const given = Object.fromEntries(Object.entries(body.risk_settings ?? {}).filter(([, v]) => v !== undefined && v !== null));
@@ -762,7 +772,14 @@ export class PortfolioService {
       sell_value: fromCents(orders.sellValue),
       buy_value: fromCents(orders.buyValue),
       turnover: total > 0 ? round6((orders.sellValue + orders.buyValue) / (2 * total)) : 0,
-      orders: orders.orders.map((o) => ({ symbol: o.symbol, side: o.side, shares: o.shares, price: fromCents(o.price), value: fromCents(o.value) })),
+      orders: orders.orders.map((o) => ({
+        symbol: o.symbol,
+        side: o.side,
+        shares: o.shares,
+        price: fromCents(o.price),
+        value: fromCents(o.value),
+        price_source: atCost.has(o.symbol) ? ('cost' as const) : ('close' as const),
+      })),
       target: targetRows,
       risk_settings: riskSettings,
       constraint_pack: constraintPack,

@@ -268,8 +268,8 @@ export class AllocationService {
   /** The caller's portfolio as stored (JSON text); 404 for an unknown id and for another partner's (existence is not revealed). */
   async portfolioText(principal: Principal, id: string): Promise<string> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
-    const found = UUID_RE.test(id) ? await store.findPortfolio(this.db, partnerId, id.toLowerCase()) : null;
-    if (!found) throw new AppError('PORTFOLIO_NOT_FOUND', `No portfolio ${JSON.stringify(id)} among yours`, [{ field: 'id', message: 'not found' }]);
+    const found = await store.findPortfolio(this.db, partnerId, portfolioIdOf(id));
+    if (!found) throw portfolioNotFound(id);
     return found.responseText;
   }
 
@@ -290,6 +290,17 @@ export class AllocationService {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+
+/** 404 PORTFOLIO_NOT_FOUND for an id that is none of the caller's books (whether it exists or not is not said). */
+export function portfolioNotFound(id: string): AppError {
+  return new AppError('PORTFOLIO_NOT_FOUND', `No portfolio ${JSON.stringify(id)} among yours`, [{ field: 'id', message: 'not found' }]);
+}
+
+/** A portfolio id as stored (a UUID, lower case); anything that is not a UUID is no book: PORTFOLIO_NOT_FOUND. */
+export function portfolioIdOf(id: string): string {
+  if (!UUID_RE.test(id)) throw portfolioNotFound(id);
+  return id.toLowerCase();
+}
 
 /**
  * The optimizer on a universe: its candidates, and the closes of the names the settings need (loaded

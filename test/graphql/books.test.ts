@@ -110,7 +110,7 @@ const TRADE = `mutation($id: ID!, $input: TradeInput!, $expected: Int, $key: Str
 const REBALANCE = `mutation($id: ID!, $input: RebalanceInput, $apply: Boolean, $expected: Int, $key: String) {
   rebalancePortfolio(portfolioId: $id, input: $input, apply: $apply, expectedVersion: $expected, idempotencyKey: $key) {
     portfolioId version applied versionAfter totalValue cashBefore cashAfter sellValue buyValue turnover
-    orders { symbol side shares price value } target { symbol shares currentShares price value weight }
+    orders { symbol side shares price value priceSource } target { symbol shares currentShares price value weight }
     riskSettings { maxPositions allocationStrategy } optimizerDiagnostics { schemaVersion } trades { ${TRADE_FIELDS} }
   }
 }`;
@@ -412,6 +412,37 @@ describe('recordTrade', () => {
     expect(refusal(future)).toMatchObject({ code: 'VALIDATION_FAILED', fields: ['date'] });
     expect(await counts()).toEqual(before);
     expect(await readBook(book.id)).toMatchObject({ version: 1, cash: 100 });
+  });
+
+  it('refuses a trade worth more than 1e12 with VALIDATION_FAILED naming shares (or price), writing nothing', async () => {
+    const book = await createBook({ name: 'bounds', cash: 0, holdings: [{ symbol: symbols[0], shares: 1e9, costBasis: 0 }] });
+    const before = await counts();
+    const big = await graphql(subgraph(), TRADE, { id: book.id, input: { symbol: symbols[0], side: 'SELL', shares: 1e6, price: 1e9 } }, auth());
+    expect(refusal(big)).toMatchObject({ code: 'VALIDATION_FAILED', fields: ['shares'] });
+    const dear = await graphql(subgraph(), TRADE, { id: book.id, input: { symbol: symbols[0], side: 'SELL', shares: 1, price: 1e12 } }, auth());
+    expect(dear.body.errors).toBeUndefined();
+    const over = await graphql(subgraph(), TRADE, { id: book.id, input: { symbol: symbols[0], side: 'SELL', shares: 1, price: 0.01 } }, auth());
+    expect(refusal(over)).toMatchObject({ code: 'VALIDATION_FAILED', fields: ['price'] });
+    const old = await graphql(subgraph(), TRADE, { id: book.id, input: { symbol: symbols[0], side: 'SELL', shares: 1, date: '0000-01-01' } }, auth());
+    expect(refusal(old)).toMatchObject({ code: 'VALIDATION_FAILED', fields: ['date'] });
+    expect((await counts()).trades).toBe(before.trades + 1);
+    expect(await readBook(book.id)).toMatchObject({ version: 2, cash: 1e12 });
+  });
+
+  it('positionCount is the book\'s count now: a full sale takes it down (the opening figures stay as they were)', async () => {
+    const book = await createBook({ name: 'counted' });
+    expect(book.positionCount).toBe(2);
+    const sold = await graphql<{ recordTrade: { portfolio: Book } }>(subgraph(), TRADE, { id: book.id, input: { symbol: symbols[1], side: 'SELL', shares: 15 } }, auth());
+    expect(sold.body.data!.recordTrade.portfolio.positionCount).toBe(1);
+    const read = await graphql<{ portfolio: { positionCount: number; totalCapital: number; allocatedCapital: number; remainingCapital: number } }>(
+      subgraph(),
+      'query($id: ID!) { portfolio(id: $id) { positionCount totalCapital allocatedCapital remainingCapital } }',
+      { id: book.id },
+      auth(),
+    );
+    expect(read.body.data!.portfolio).toEqual({ positionCount: 1, totalCapital: 20000 + 40 * 61.2525 + 15 * 120.5, allocatedCapital: 40 * 61.2525 + 15 * 120.5, remainingCapital: 20000 });
+    const list = await graphql<{ portfolios: { nodes: Array<{ id: string; positionCount: number }> } }>(subgraph(), '{ portfolios(first: 100) { nodes { id positionCount } } }', {}, auth());
+    expect(list.body.data!.portfolios.nodes.find((n) => n.id === book.id)).toEqual({ id: book.id, positionCount: 1 });
   });
 
   it('answers a retry with the same idempotencyKey with the first trade, changing nothing more', async () => {

@@ -779,6 +779,75 @@ describe.each(BACKENDS)('portfolios REST contract on %s', (backend) => {
     });
   });
 
+  describe('bounds: amounts within MAX_TOTAL_CAPITAL (1e12), dates from 1900-01-01, the last page published as enforced', () => {
+    const refused = async (res: JsonResponse<unknown>, field: string, before: Awaited<ReturnType<typeof counts>>) => {
+      const seen = { status: res.status, fields: res.status === 400 ? fields(res) : res.body };
+      expect(seen).toEqual({ status: 400, fields: [field] });
+      expectErrorShape(res.body as unknown as Json, 'VALIDATION_FAILED');
+      expect(await counts()).toEqual(before);
+    };
+
+    it('a trade worth more than 1e12 is a 400 naming shares (or price), before anything is locked or written', async () => {
+      // 1e9 shares that cost nothing: enough to sell, once the store overflowed (500).
+      const book = await makeBook({ cash: 0, holdings: [{ symbol: symbols[0], shares: 1e9, cost_basis: 0 }] });
+      const before = await counts();
+      await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 1e9, price: 1e12 }), 'shares', before);
+      await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 1e6, price: 1e9 }), 'shares', before);
+      await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'BUY', shares: 1e9, price: 1e12 }), 'shares', before);
+      const message = ((await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 1e6, price: 1e9 })).body as unknown as Json).details as Detail[];
+      expect(message[0].message).toMatch(/worth more than 1000000000000\.00/);
+      expect(await stored(book.portfolio_id)).toEqual({ cash: '0.00', version: '1' });
+    });
+
+    it('sales may not take the cash past 1e12: the one that would is a 400 and changes nothing', async () => {
+      const book = await makeBook({ cash: 999_999_000_000, holdings: [{ symbol: symbols[0], shares: 1e6, cost_basis: 0 }] });
+      const ok = await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 1000, price: 1000 });
+      expect(ok.status).toBe(200);
+      expect(ok.body.portfolio.cash).toBe(1e12);
+      const before = await counts();
+      await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 1, price: 0.01 }), 'price', before);
+      await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'SELL', shares: 2, price: 0.01 }), 'shares', before);
+      expect(await stored(book.portfolio_id)).toEqual({ cash: '1000000000000.00', version: '2' });
+    });
+
+    it('a new book costing more than 1e12 (a holding, or all with the cash) is a 400, nothing written', async () => {
+      const before = await counts();
+      await refused(await create(newBook({ cash: 0, holdings: [{ symbol: symbols[0], shares: 1e9, cost_basis: 1e12 }] })), 'holdings[0].cost_basis', before);
+      await refused(await create(newBook({ cash: 1e12, holdings: [{ symbol: symbols[0], shares: 1, cost_basis: 0.01 }] })), 'cash', before);
+    });
+
+    it('a rebalance of a book worth more than 1e12 at the latest closes is a 400, before the optimizer runs', async () => {
+      const book = await makeBook({ cash: 999_999_999_999, holdings: [{ symbol: symbols[0], shares: 1e9, cost_basis: 0 }] });
+      expect(book.total_value).toBeGreaterThan(1e12);
+      const before = await counts();
+      await refused(await rebalance(book.portfolio_id, {}), 'total_value', before);
+      await refused(await rebalance(book.portfolio_id, {}, '?apply=true'), 'total_value', before);
+    });
+
+    it('year 0 (once a 500 from the store) and any date before 1900 are a 400 on create, trade and upload', async () => {
+      const book = await makeBook();
+      const before = await counts();
+      for (const date of ['0000-01-01', '1899-12-31']) {
+        await refused(await create(newBook({ holdings: [{ symbol: symbols[0], shares: 1, cost_basis: 1, entry_date: date }] })), 'holdings[0].entry_date', before);
+        await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'BUY', shares: 1, price: 1, date }), 'date', before);
+        await refused(await trade(book.portfolio_id, { symbol: symbols[0], side: 'BUY', shares: 1, date }), 'date', before);
+        await refused(await upload(`symbol,shares,cost_basis,entry_date\n${symbols[0]},1,1,${date}\n`, '?name=Old'), 'line 2: entry_date', before);
+      }
+    });
+
+    it('the trade log\'s last page is the one /openapi.json publishes (1000000), and the refusal states the range', async () => {
+      const op = openapi.paths['/api/v1/portfolios/{id}/trades'].get as unknown as { parameters: Array<{ name: string; schema: { maximum: number } }> };
+      const published = op.parameters.find((p) => p.name === 'page')?.schema.maximum;
+      expect(published).toBe(1_000_000);
+      const book = await makeBook();
+      const path = (page: number) => `${PORTFOLIOS}/${book.portfolio_id}/trades?page=${page}`;
+      expect((await call<TradePage>('GET', path(published as number))).body).toMatchObject({ page: 1_000_000, items: [], has_more: false });
+      const past = await call('GET', path((published as number) + 1));
+      expect(past.status).toBe(400);
+      expect((past.body.details as Detail[])[0]).toEqual({ field: 'page', message: expect.stringContaining('from 1 to 1000000') });
+    });
+  });
+
   describe('property: cash + sum(shares x price at trade) is conserved through any trade sequence (DESIGN section 8 "portfolios")', () => {
     it('random short sequences of buys and sales, some refused', async () => {
       const pool = symbols.slice(0, 3);

@@ -305,6 +305,21 @@ describe.each(BACKENDS)('books on %s', (backend) => {
     expect((await service.book(ALICE, id)).version).toBe(after.version);
   });
 
+  test('a rebalance plans a holding with no close stored at its average cost, and its order says so (price_source cost)', async () => {
+    // A security like the first one, with bars to create the book on; then its bars go.
+    const copy = (table: string) =>
+      db.query(`INSERT INTO ${table} SELECT (jsonb_populate_record(t, jsonb_build_object('symbol', 'ZZNC'))).* FROM ${table} t WHERE t.symbol = $1`, [sym(A)]);
+    await copy('securities');
+    await copy('bars');
+    const book = (await create({ name: 'No close', cash: 1000, holdings: [{ symbol: 'ZZNC', shares: 8, cost_basis: 12.5 }, { symbol: sym(B), shares: 2, cost_basis: 30 }] })).response;
+    await db.query("DELETE FROM bars WHERE symbol = 'ZZNC'");
+    const plan = (await service.rebalance(ALICE, book.portfolio_id, {}, { ...W, apply: false })).response;
+    expect(plan.notes).toContain('ZZNC: no close stored, so it is valued and traded at its cost basis');
+    // Not in the optimizer's target (no snapshot): sold whole, at 12.50 a share, from its cost.
+    expect(plan.orders.find((o) => o.symbol === 'ZZNC')).toEqual({ symbol: 'ZZNC', side: 'SELL', shares: 8, price: 12.5, value: 100, price_source: 'cost' });
+    for (const o of plan.orders.filter((x) => x.symbol !== 'ZZNC')) expect(o.price_source).toBe('close');
+  });
+
   function checkPlan(book: BookResponse, plan: RebalanceResponse, maxPositions: number): void {
     expect(plan.target.length).toBeLessThanOrEqual(maxPositions);
     const sides = plan.orders.map((o) => o.side);

@@ -8,6 +8,10 @@
  *   - SELL: cash += shares x price; the holding gives up round(cost_total x sold / held) of its cost
  *     (all of it on a full sale, which removes the holding); realised P&L = proceeds - that cost.
  *     Refused with INSUFFICIENT_SHARES when selling more than held (no short position).
+ *   Bounds: no trade may be worth more than {@link LEDGER_MAX_CENTS} (MAX_TOTAL_CAPITAL, 1e12, in
+ *   cents), nor leave the cash or one holding's cost above it (VALIDATION_FAILED naming `shares`, or
+ *   `price` when one share alone is over). So every figure the ledger holds or stores stays an exact
+ *   integer (Number.MAX_SAFE_INTEGER is about 9e15 cents) and fits the store's numeric(16,2) columns.
  *   A refusal returns the reason and no book: the caller writes nothing. So cash + sum(shares x the
  *   price each was traded at) is conserved by every accepted trade.
  *
@@ -21,7 +25,7 @@
  * cash left over still pays for; so cash never goes negative after any order. The returned target is
  * the book the orders end at.
  *
- * ETags (`etagOf`, `parseIfMatch`, `matchesIfMatch`): a book's version as a strong entity tag `"3"`;
+ * ETags (`etagOf`, `parseIfMatch`): a book's version as a strong entity tag `"3"` (the REST ETag header);
  * If-Match is `*` or a comma-separated list of tags, `W/"3"` compared weakly (as 3).
  */
 
@@ -49,8 +53,15 @@ export interface LedgerTrade {
   price: number;
 }
 
+/**
+ * The most cents a trade may be worth, and the most the cash or one holding's cost may reach: the
+ * product's MAX_TOTAL_CAPITAL (1e12) in cents, far inside Number.MAX_SAFE_INTEGER.
+ */
+export const LEDGER_MAX_CENTS = 1e14;
+
 export interface TradeRefusal {
-  code: 'INSUFFICIENT_CASH' | 'INSUFFICIENT_SHARES';
+  /** VALIDATION_FAILED: beyond {@link LEDGER_MAX_CENTS}. */
+  code: 'INSUFFICIENT_CASH' | 'INSUFFICIENT_SHARES' | 'VALIDATION_FAILED';
   /** The field the refusal names (`shares` for a sale, `shares` or `price` for a buy). */
   field: string;
   message: string;
@@ -75,8 +86,28 @@ const formatCents = (cents: number): string => {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 };
 
+const MAX_TEXT = formatCents(LEDGER_MAX_CENTS);
+
+/** The field a refusal for too large an amount names: `shares`, unless one share alone is too much. */
+const boundField = (trade: LedgerTrade): string => (trade.shares > 1 && trade.price <= LEDGER_MAX_CENTS ? 'shares' : 'price');
+
+/**
+ * Why a trade is worth too much to record (shares x price above {@link LEDGER_MAX_CENTS}), or null.
+ * The product (even one far beyond 2^53) is compared, never kept.
+ */
+export function tradeValueRefusal(trade: LedgerTrade): TradeRefusal | null {
+  if (trade.shares * trade.price <= LEDGER_MAX_CENTS) return null;
+  return {
+    code: 'VALIDATION_FAILED',
+    field: boundField(trade),
+    message: `${trade.shares} x ${formatCents(trade.price)} is worth more than ${MAX_TEXT}, the most one trade may be worth`,
+  };
+}
+
 /** Applies one trade, or says why it is refused (then the book is unchanged). */
 export function applyTrade(book: LedgerBook, trade: LedgerTrade): TradeResult {
+  const tooLarge = tradeValueRefusal(trade);
+  if (tooLarge) return { ok: false, refusal: tooLarge };
   const held = book.positions.get(trade.symbol);
   const value = trade.shares * trade.price;
   if (trade.side === 'BUY') {
@@ -91,6 +122,16 @@ export function applyTrade(book: LedgerBook, trade: LedgerTrade): TradeResult {
       };
     }
     const position = { shares: (held?.shares ?? 0) + trade.shares, cost: (held?.cost ?? 0) + value };
+    if (position.cost > LEDGER_MAX_CENTS) {
+      return {
+        ok: false,
+        refusal: {
+          code: 'VALIDATION_FAILED',
+          field: boundField(trade),
+          message: `the book's ${trade.symbol} would cost ${formatCents(position.cost)} in all; one holding may cost at most ${MAX_TEXT}`,
+        },
+      };
+    }
     const positions = new Map(book.positions);
     positions.set(trade.symbol, position);
     return { ok: true, book: { cash: book.cash - value, positions }, value, realised: null, position };
@@ -103,6 +144,16 @@ export function applyTrade(book: LedgerBook, trade: LedgerTrade): TradeResult {
         code: 'INSUFFICIENT_SHARES',
         field: 'shares',
         message: shares === 0 ? `the book holds no ${trade.symbol}` : `the book holds ${shares} ${trade.symbol}; cannot sell ${trade.shares}`,
+      },
+    };
+  }
+  if (book.cash + value > LEDGER_MAX_CENTS) {
+    return {
+      ok: false,
+      refusal: {
+        code: 'VALIDATION_FAILED',
+        field: boundField(trade),
+        message: `selling ${trade.shares} ${trade.symbol} at ${formatCents(trade.price)} would take the cash to ${formatCents(book.cash + value)}; a book may hold at most ${MAX_TEXT} cash`,
       },
     };
   }
@@ -282,11 +333,4 @@ export function parseIfMatch(header: string): { any: true } | { any: false; vers
     if (/^[1-9][0-9]{0,15}$/.test(m[1])) versions.push(Number(m[1]));
   }
   return { any: false, versions };
-}
-
-/** Whether the If-Match header is satisfied by the book at `version` (a malformed header is not). */
-export function matchesIfMatch(header: string, version: number): boolean {
-  const parsed = parseIfMatch(header);
-  if (parsed === null) return false;
-  return parsed.any || parsed.versions.includes(version);
 }

@@ -83,8 +83,10 @@ export class TradeType {
   @Field(() => Float, { description: 'Price per share' })
   price!: number;
 
-  @Field(() => String, { description: "given (sent with the trade) or close (the symbol's close on, or last before, the trade date)" })
-  priceSource!: 'given' | 'close';
+  @Field(() => String, {
+    description: "given (sent with the trade), close (the symbol's close on, or last before, the trade date) or cost (a rebalance's order for a holding with no close stored, at its average cost)",
+  })
+  priceSource!: 'given' | 'close' | 'cost';
 
   @Field(() => Float, { description: 'shares x price' })
   value!: number;
@@ -140,11 +142,14 @@ export class RebalanceOrderType {
   @Field(() => SafeIntResolver)
   shares!: number;
 
-  @Field(() => Float, { description: 'The latest close (what the book is valued at)' })
+  @Field(() => Float, { description: 'The latest close (what the book is valued at); a holding with no close: its average cost' })
   price!: number;
 
   @Field(() => Float, { description: 'shares x price' })
   value!: number;
+
+  @Field(() => String, { description: 'close (the latest close) or cost (a holding with no close stored, at its average cost); an applied order\'s trade records the same' })
+  priceSource!: 'close' | 'cost';
 }
 
 @ObjectType('RebalanceTarget', { description: 'One row of the book a rebalance ends at' })

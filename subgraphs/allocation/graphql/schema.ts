@@ -303,6 +303,13 @@ export class PortfolioBookResolver {
     return book ? book[key] : null;
   }
 
+  /** The holdings the book has now: a stored book's current count, not its opening document's. */
+  @FieldResolver(() => Int)
+  async positionCount(@Root() p: PortfolioType, @Ctx() ctx: RequestContext): Promise<number> {
+    const book = await this.reads.of(p, ctx);
+    return book ? book.position_count : p.positionCount;
+  }
+
   @FieldResolver(() => Int, { nullable: true, description: 'The book\'s version: 1 at creation, +1 per trade or applied rebalance (REST ETag "<version>"; null for a demo result)' })
   version(@Root() p: PortfolioType, @Ctx() ctx: RequestContext): Promise<number | null> {
     return this.field(p, ctx, 'version');
@@ -362,7 +369,7 @@ export class PortfolioBookResolver {
   async trades(
     @Root() p: PortfolioType,
     @Ctx() ctx: RequestContext,
-    @Arg('page', () => Int, { nullable: true, description: '1-based page, default 1' }) page?: number | null,
+    @Arg('page', () => Int, { nullable: true, description: `1-based page, default 1, at most ${TRADES_PAGE.maxPage}` }) page?: number | null,
     @Arg('pageSize', () => Int, { nullable: true, description: `Items per page, default ${TRADES_PAGE.default}, at most ${TRADES_PAGE.max}` }) pageSize?: number | null,
   ): Promise<TradePageType> {
     if (isDemo(p)) return { items: [], page: page ?? 1, pageSize: pageSize ?? TRADES_PAGE.default, total: 0, hasMore: false };
@@ -390,7 +397,7 @@ export class BookMutationResolver {
 
   @Mutation(() => PortfolioType, {
     description:
-      'Create a book from holdings and cash (REST POST /api/v1/portfolios). Partners only; symbols must be known securities with a close. A retry with the same idempotencyKey returns the first book.',
+      'Create a book from holdings and cash (REST POST /api/v1/portfolios). Partners only; symbols must be known securities with a close. A retry with the same idempotencyKey creates nothing and returns that book as it is now.',
   })
   async createPortfolio(
     @Arg('input', () => CreatePortfolioInput, { validate: false }) input: CreatePortfolioInput,

@@ -222,19 +222,21 @@ export class PortfolioType {
   @Field(() => String, { nullable: true })
   description!: string | null;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Opening figure, not changed by trades: the capital at creation (a created or imported book: holdings at cost + cash). The book now: totalValue' })
   totalCapital!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Opening figure, not changed by trades: the amount invested at creation, at cost. The book now: costTotal, holdingsValue' })
   allocatedCapital!: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Opening figure, not changed by trades: the cash at creation. The book now: cash' })
   remainingCapital!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Holdings the book has now (after its trades; a demo result: its allocations)' })
   positionCount!: number;
 
-  @Field(() => [PortfolioAllocationType])
+  @Field(() => [PortfolioAllocationType], {
+    description: "Opening figure, not changed by trades: the optimizer's advised positions (empty for a created or imported book). The book now: holdings",
+  })
   allocations!: PortfolioAllocationType[];
 
   @Field(() => String, { description: 'ISO 8601 instant the result was built' })

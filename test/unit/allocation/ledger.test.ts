@@ -2,10 +2,13 @@
  * The book's ledger (engine/ledger.ts): trades in cents with their refusals, valuation, rebalance
  * orders and the If-Match rules, on hand-checked examples.
  */
+import { MAX_TOTAL_CAPITAL } from '../../../subgraphs/allocation/dto.js';
+import { toCents } from '../../../subgraphs/allocation/engine/money.js';
 import {
   applyTrade,
   etagOf,
-  matchesIfMatch,
+  LEDGER_MAX_CENTS,
+  tradeValueRefusal,
   parseIfMatch,
   rebalanceOrders,
   valueBook,
@@ -117,6 +120,44 @@ describe('rebalanceOrders', () => {
   });
 });
 
+describe('the bound on amounts (MAX_TOTAL_CAPITAL)', () => {
+  const MAX = LEDGER_MAX_CENTS;
+
+  test('is MAX_TOTAL_CAPITAL in cents, an exact integer with room to add two of them', () => {
+    expect(MAX).toBe(toCents(MAX_TOTAL_CAPITAL));
+    expect(2 * MAX).toBeLessThan(Number.MAX_SAFE_INTEGER);
+  });
+
+  test('a trade worth more is refused whatever the book, naming shares (or price when one share alone is over)', () => {
+    // 1e9 shares at 1e12 and 1e6 at 1e9: products far beyond 2^53 cents, refused, never kept.
+    const rich = book(MAX, { X: [1e9, 1] });
+    expect(applyTrade(rich, { symbol: 'X', side: 'SELL', shares: 1e9, price: 1e14 })).toMatchObject({ ok: false, refusal: { code: 'VALIDATION_FAILED', field: 'shares' } });
+    expect(applyTrade(rich, { symbol: 'X', side: 'SELL', shares: 1e6, price: 1e11 })).toMatchObject({ ok: false, refusal: { code: 'VALIDATION_FAILED', field: 'shares' } });
+    expect(applyTrade(rich, { symbol: 'X', side: 'BUY', shares: 2, price: MAX })).toMatchObject({ ok: false, refusal: { code: 'VALIDATION_FAILED', field: 'shares' } });
+    expect(tradeValueRefusal({ symbol: 'X', side: 'BUY', shares: 1, price: MAX + 1 })).toMatchObject({ code: 'VALIDATION_FAILED', field: 'price' });
+    expect(tradeValueRefusal({ symbol: 'X', side: 'BUY', shares: 1e9, price: 1e5 })).toBeNull(); // exactly MAX
+    expect(tradeValueRefusal({ symbol: 'X', side: 'SELL', shares: 1e6, price: 1e11 })?.message).toBe(
+      '1000000 x 1000000000.00 is worth more than 1000000000000.00, the most one trade may be worth',
+    );
+  });
+
+  test('a sale may not take the cash past it, a buy may not make one holding cost more', () => {
+    const nearly = book(MAX - 100, { X: [10, 50] });
+    expect(applyTrade(nearly, { symbol: 'X', side: 'SELL', shares: 1, price: 100 })).toMatchObject({ ok: true, book: { cash: MAX } });
+    expect(applyTrade(nearly, { symbol: 'X', side: 'SELL', shares: 1, price: 101 })).toMatchObject({
+      ok: false,
+      refusal: { code: 'VALIDATION_FAILED', field: 'price', message: expect.stringMatching(/would take the cash to 1000000000000\.01; a book may hold at most 1000000000000\.00 cash/) },
+    });
+    expect(applyTrade(nearly, { symbol: 'X', side: 'SELL', shares: 2, price: 51 })).toMatchObject({ ok: false, refusal: { code: 'VALIDATION_FAILED', field: 'shares' } });
+    const dear = book(MAX, { X: [1, MAX - 100] });
+    expect(applyTrade(dear, { symbol: 'X', side: 'BUY', shares: 1, price: 100 })).toMatchObject({ ok: true, position: { shares: 2, cost: MAX } });
+    expect(applyTrade(dear, { symbol: 'X', side: 'BUY', shares: 1, price: 101 })).toMatchObject({
+      ok: false,
+      refusal: { code: 'VALIDATION_FAILED', message: expect.stringMatching(/one holding may cost at most 1000000000000\.00/) },
+    });
+  });
+});
+
 describe('ETag and If-Match', () => {
   test('a version is a strong entity tag', () => {
     expect(etagOf(3)).toBe('"3"');
@@ -128,12 +169,7 @@ describe('ETag and If-Match', () => {
     expect(parseIfMatch('3')).toBeNull();
     expect(parseIfMatch('')).toBeNull();
     expect(parseIfMatch('"3",')).toBeNull();
-    expect(matchesIfMatch('"3"', 3)).toBe(true);
-    expect(matchesIfMatch('W/"3"', 3)).toBe(true);
-    expect(matchesIfMatch('"2", "3"', 3)).toBe(true);
-    expect(matchesIfMatch('*', 9)).toBe(true);
-    expect(matchesIfMatch('"2"', 3)).toBe(false);
-    expect(matchesIfMatch('"03"', 3)).toBe(false);
-    expect(matchesIfMatch('3', 3)).toBe(false);
+    expect(parseIfMatch('W/"3"')).toEqual({ any: false, versions: [3] });
+    expect(parseIfMatch('"03"')).toEqual({ any: false, versions: [] });
   });
 });
