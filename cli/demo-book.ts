@@ -13,7 +13,8 @@
  *   the default 5% total-risk budget leaves room for new ideas).
  * - Cash: 3/7 of the holdings' value at the latest close, to the dollar: about 30% of the total value.
  * - Created once: when the book exists (whatever happened to it since: trades, rebalances), nothing is
- *   done; when the store has no synthetic market (an imported market, or the analysis origin has not
+ *   done, also when another process on the same store creates it at the same moment (the insert's
+ *   unique violation means it is there); when the store has no synthetic market (an imported market, or the analysis origin has not
  *   loaded it yet), nothing is done either and a later start tries again.
  *
  * It goes through PortfolioService.create like any POST /api/v1/portfolios, so it is a book like any
@@ -125,6 +126,11 @@ export interface DemoBookReport {
   totalValue: number;
 }
 
+/** A PostgreSQL unique violation (SQLSTATE 23505), as both drivers report it. */
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}
+
 /**
  * Creates the demo book unless it exists or the store has no synthetic market (null then).
  * `exclude`: symbols never held (the demo symbol and the market index).
@@ -136,12 +142,19 @@ export async function ensureDemoBook(db: Db, options: { exclude: readonly string
   const body = planDemoBook(await demoEquities(db, options.exclude), now().toISOString().slice(0, 10));
   if (body === null) return null;
   const principal: PartnerPrincipal = { kind: 'partner', partnerId: DEMO_PORTFOLIO_PARTNER, claims: { sub: DEMO_PORTFOLIO_PARTNER } };
-  const { response } = await new PortfolioService(db, { now }).create(principal, body, {
-    traceId: 'demo-book',
-    naming: 'rest',
-    source: 'holdings',
-    id: DEMO_PORTFOLIO_ID,
-  });
+  let response;
+  try {
+    ({ response } = await new PortfolioService(db, { now }).create(principal, body, {
+      traceId: 'demo-book',
+      naming: 'rest',
+      source: 'holdings',
+      id: DEMO_PORTFOLIO_ID,
+    }));
+  } catch (err) {
+    // Another process on the same store created it between the check and the insert: it is there.
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
   return {
     portfolioId: response.portfolio_id,
     partnerId: DEMO_PORTFOLIO_PARTNER,

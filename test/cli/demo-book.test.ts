@@ -3,7 +3,8 @@
  * for partner-1 under its fixed id with five holdings of five sectors (never the demo symbol or the
  * index) bought at the close 120/90/60/60/40 trading days before the last bar, stops 4% under the latest
  * close and cash at 30% of the value; a second call changes nothing (nor after a trade); a store without
- * a synthetic market gets no book.
+ * a synthetic market gets no book. On PostgreSQL (TEST_DATABASE_URL), a process that finds no book but
+ * loses the insert to another one that created it meanwhile takes it as there (null), not as a crash.
  */
 import { DEMO_PORTFOLIO_ID, DEMO_PORTFOLIO_PARTNER, ensureDemoBook } from '../../cli/demo-book.js';
 import { PortfolioService } from '../../subgraphs/allocation/portfolios.js';
@@ -11,6 +12,11 @@ import type { PartnerPrincipal } from '../../subgraphs/platform/auth.js';
 import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { generateQuietly, scratchStore } from '../helpers/cli.js';
+import { testConfig } from '../helpers/config.js';
+import { createPostgresDatabase } from '../helpers/db.js';
+import { eventually, scaled } from '../helpers/time.js';
+import { openPostgres } from '../../subgraphs/platform/db.js';
+import pg from 'pg';
 
 const { config, inStore } = scratchStore('tg-demo-book-');
 const empty = scratchStore('tg-demo-book-empty-');
@@ -75,4 +81,36 @@ it('creates nothing on a store without a synthetic market', async () => {
   });
   expect(report).toBeNull();
   expect(await empty.inStore(async (db) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios'))[0].n)).toBe(0);
+});
+
+const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+
+onPostgres('on PostgreSQL, losing the insert to another process that created it meanwhile is "already there" (null), not a crash', async () => {
+  const database = await createPostgresDatabase();
+  const db = await openPostgres(database.url);
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await generateQuietly(testConfig({ DATABASE_URL: database.url }), ['--symbols', '22', '--years', '1']);
+    // The other process's book, inserted in a transaction it has not committed yet: invisible to the
+    // check, so this process plans the book and its insert waits on the id, then fails when that commits.
+    expect(await ensureDemoBook(db, { exclude, now })).toMatchObject({ portfolioId: DEMO_PORTFOLIO_ID });
+    await other.query('CREATE TEMP TABLE theirs AS SELECT * FROM portfolios WHERE id = $1::uuid', [DEMO_PORTFOLIO_ID]);
+    await other.query('DELETE FROM portfolios WHERE id = $1::uuid', [DEMO_PORTFOLIO_ID]);
+    await other.query('BEGIN');
+    await other.query('INSERT INTO portfolios SELECT * FROM theirs');
+    const ours = ensureDemoBook(db, { exclude, now });
+    const waiting = () =>
+      other
+        .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        .then((r) => r.rows[0].n > 0);
+    expect(await eventually(waiting, scaled(10_000), 20)).toBe(true);
+    await other.query('COMMIT');
+    expect(await ours).toBeNull();
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios WHERE id = $1::uuid', [DEMO_PORTFOLIO_ID]))[0].n).toBe(1);
+  } finally {
+    await other.end();
+    await db.close();
+    await database.drop();
+  }
 });
