@@ -199,13 +199,6 @@ async function asUsage<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-/** `--cash 25000.50`: a plain non-negative amount (the service checks whole cents and the upper limit). */
-function cashArg(value: string): number {
-  const n = Number(value.trim());
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n)) throw new UsageError('--cash must be an amount >= 0, e.g. --cash 25000 or --cash 1234.50');
-  return n;
-}
-
 /** The holdings file's text. */
 function readHoldingsFile(file: string): string {
   if (!fs.existsSync(file) || fs.statSync(file).isDirectory()) throw new UsageError(`No such file: ${file}`);
@@ -228,7 +221,8 @@ async function portfolioCommand(config: Config, rest: string[]): Promise<number>
   if (!partnerId) throw new UsageError('portfolio import needs --sub PARTNER (the partner the book belongs to, as in its tokens\' sub)');
   if (values.name === undefined) throw new UsageError('portfolio import needs --name NAME');
   if (positionals.length !== 1) throw new UsageError('portfolio import needs exactly one holdings CSV file');
-  const cash = values.cash === undefined ? null : cashArg(values.cash);
+  // The service reads --cash as the REST upload's ?cash= (a bad amount is its refusal, exit 1).
+  const cash = values.cash ?? null;
   const csv = readHoldingsFile(positionals[0]);
   const principal: PartnerPrincipal = { kind: 'partner', partnerId, claims: { sub: partnerId } };
   const traceId = `cli-${randomUUID()}`;

@@ -3,7 +3,8 @@
  * (test/helpers/child.ts: own process group, scaled deadlines) on a scratch on-disk store holding the
  * synthetic market. A good broker export becomes the partner's book, printed as JSON (exit 0); a file
  * with bad lines or an unknown symbol is refused with every problem on stderr (exit 1) and writes
- * nothing; a malformed command line is a usage error (exit 2) that writes nothing either.
+ * nothing, as is a bad --cash (the service reads it as the upload's ?cash=); a malformed command line
+ * is a usage error (exit 2) that writes nothing either.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -109,6 +110,21 @@ it('refuses a symbol the store does not know, and writes nothing', async () => {
   expect(await portfolioCount()).toBe(before);
 });
 
+it('a bad --cash is the service\'s refusal, as for the REST upload\'s ?cash= (exit 1), and an entry date before 1900 is a bad line; nothing is written', async () => {
+  const file = write('cash.csv', 'symbol,shares,cost_basis,entry_date\nACME,1,1,0000-01-01\n');
+  const before = await portfolioCount();
+  for (const [cash, message] of [
+    ['lots', 'cash: must be a number (got "lots")'],
+    ['1.005', 'cash: '],
+  ] as const) {
+    const { code, stdout, stderr } = await cli('portfolio', 'import', '--sub', 'partner-cli', '--name', 'Cash', '--cash', cash, file);
+    const seen = { cash, code, stdout, refused: /^Refused \(VALIDATION_FAILED\): .*nothing was written\.$/m.test(stderr), message: stderr.includes(`  ${message}`), stderr };
+    expect(seen).toEqual({ cash, code: 1, stdout: '', refused: true, message: true, stderr });
+    expect(stderr).toContain('  line 2: entry_date: "0000-01-01" is not a calendar date YYYY-MM-DD from 1900-01-01');
+  }
+  expect(await portfolioCount()).toBe(before);
+});
+
 it('a malformed command line is a usage error (exit 2, the usage shown) that writes nothing', async () => {
   const file = write('good.csv', 'symbol,shares,cost_basis\nACME,1,1\n');
   const cases: Array<[string[], string]> = [
@@ -116,7 +132,6 @@ it('a malformed command line is a usage error (exit 2, the usage shown) that wri
     [['--sub', 'p', file], '--name NAME'],
     [['--sub', 'p', '--name', 'X'], 'exactly one holdings CSV file'],
     [['--sub', 'p', '--name', 'X', '/nonexistent/holdings.csv'], 'No such file: /nonexistent/holdings.csv'],
-    [['--sub', 'p', '--name', 'X', '--cash', 'lots', file], '--cash must be an amount >= 0'],
     [['--sub', 'p', '--name', 'X', '--margin', file], '--margin'],
   ];
   const before = await portfolioCount();
