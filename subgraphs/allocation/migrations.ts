@@ -139,7 +139,7 @@ export const allocationMigrations: Migration[] = [
         side         text NOT NULL CHECK (side IN ('BUY', 'SELL')),
         shares       bigint NOT NULL CHECK (shares > 0),
         price        numeric(16, 2) NOT NULL CHECK (price > 0),
-        price_source text NOT NULL CHECK (price_source IN ('given', 'close')),
+        price_source text NOT NULL CHECK (price_source IN ('given', 'close', 'cost')),
         trade_date   date NOT NULL,
         realised_pnl numeric(16, 2),
         cash_after   numeric(16, 2) NOT NULL CHECK (cash_after >= 0),

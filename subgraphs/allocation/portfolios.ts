@@ -58,12 +58,11 @@ import {
 } from './book-types.js';
 import { MAX_TOTAL_CAPITAL, namedPath, validateCreatePortfolioBody, validateRebalanceBody, validateTradeBody } from './dto.js';
 import { parseHoldingsCsv } from './engine/holdings-csv.js';
-import { applyTrade, LEDGER_MAX_CENTS, parseIfMatch, rebalanceOrders, tradeValueRefusal, valueBook, type LedgerBook, type LedgerPosition, type Order } from './engine/ledger.js';
+import { applyTrade, costBasisOf, LEDGER_MAX_CENTS, parseIfMatch, rebalanceOrders, tradeValueRefusal, valueBook, type LedgerBook, type LedgerPosition, type Order } from './engine/ledger.js';
 import { fromCents, toCents } from './engine/money.js';
-import { effectiveRiskSettings } from './engine/optimizer.js';
+import { effectiveRiskSettings, storedBookSettings } from './engine/optimizer.js';
 import { buildPolicyExplanation, resolveRiskProfile } from './engine/risk-profile.js';
-import { DEFAULT_RISK_SETTINGS, type RiskSettings } from './engine/risk-settings.js';
-import type { ConstraintPack } from './engine/types.js';
+import type { RiskSettings } from './engine/risk-settings.js';
 import { canonicalJson, idempotencyKey, optimizeOn, portfolioIdOf, portfolioNotFound, type PortfolioResponse } from './service.js';
 import { bookVersionsOf } from './book-versions.js';
 import * as store from './store.js';
@@ -85,14 +84,7 @@ export interface CreateOptions extends BookWriteOptions {
 /** How the store's checks name a holding's field: `holdings[2].symbol`, or `line 4: symbol` for an import. */
 type HoldingField = (index: number, field: string) => string;
 
-/** The stored effective settings of a book. */
-interface StoredSettings {
-  risk_settings?: Partial<RiskSettings> | null;
-  constraint_pack?: ConstraintPack | null;
-}
-
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 /** A close as whole cents (at least one cent). */
 const closeCents = (close: number): number => Math.max(1, toCents(close));
@@ -105,15 +97,6 @@ function daysBetween(from: string, to: string): number {
 
 function invalid(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
-}
-
-/** A book's settings with every default filled, as hunt, cash hunt and rebalance apply them. */
-function settingsOf(stored: unknown): { risk_settings: RiskSettings; constraint_pack: ConstraintPack | null } {
-  const s = (stored ?? {}) as StoredSettings;
-  return {
-    risk_settings: effectiveRiskSettings({ ...DEFAULT_RISK_SETTINGS, ...(s.risk_settings ?? {}) } as RiskSettings),
-    constraint_pack: s.constraint_pack ?? null,
-  };
 }
 
 /** What the precondition of a write asks for: any version (none sent), or one of these. */
@@ -433,7 +416,7 @@ export class PortfolioService {
         symbol: p.symbol,
         sector: h.sector,
         shares: p.shares,
-        cost_basis: round4(p.cost / 100 / p.shares),
+        cost_basis: costBasisOf(p.cost, p.shares),
         cost_total: fromCents(p.cost),
         price: p.price === null ? null : fromCents(p.price),
         price_date: close?.date ?? null,
@@ -447,7 +430,7 @@ export class PortfolioService {
         target_price: h.targetPrice,
       };
     });
-    const settings = settingsOf(header.effectiveSettings);
+    const settings = storedBookSettings(header.effectiveSettings);
     return {
       portfolio_id: header.id,
       name: header.name,
@@ -595,8 +578,7 @@ export class PortfolioService {
         side: o.side,
         shares: o.shares,
         price: fromCents(o.price),
-        // The store's row type and the table's CHECK still list 'given' and 'close' only; 'cost' needs them widened.
-        priceSource: o.priceSource as store.TradeRow['priceSource'],
+        priceSource: o.priceSource,
         tradeDate: how.date,
         realisedPnl: result.realised === null ? null : fromCents(result.realised),
         cashAfter: fromCents(book.cash),
@@ -719,7 +701,7 @@ export class PortfolioService {
       ]);
     }
 
-    const stored = settingsOf(header.effectiveSettings);
+    const stored = storedBookSettings(header.effectiveSettings);
     const given = Object.fromEntries(Object.entries(body.risk_settings ?? {}).filter(([, v]) => v !== undefined && v !== null));
     const riskSettings = effectiveRiskSettings({ ...stored.risk_settings, ...given } as RiskSettings);
     const constraintPack = body.constraint_pack ?? stored.constraint_pack;

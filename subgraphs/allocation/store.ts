@@ -4,6 +4,8 @@
  * read back as numbers); the service does its arithmetic in integer cents.
  */
 import type { Queryable } from '../platform/db.js';
+import type { TradePriceSource } from './book-types.js';
+import { costBasisOf } from './engine/ledger.js';
 
 export interface PortfolioRecord {
   id: string;
@@ -221,7 +223,7 @@ export interface TradeRow {
   side: 'BUY' | 'SELL';
   shares: number;
   price: number;
-  priceSource: 'given' | 'close';
+  priceSource: TradePriceSource;
   tradeDate: string;
   realisedPnl: number | null;
   cashAfter: number;
@@ -379,7 +381,7 @@ export async function findPortfolioHoldings(db: Queryable, id: string): Promise<
   const positions = raw.map((x) => ({
     ...x,
     price: x.price === null ? null : Math.round(x.price * 100) / 100,
-    entryPrice: costBasisOf(x.costTotal, x.shares),
+    entryPrice: costBasisOf(Math.round(x.costTotal * 100), x.shares),
   }));
   return {
     id: r.id,
@@ -391,15 +393,6 @@ export async function findPortfolioHoldings(db: Queryable, id: string): Promise<
     effectiveSettings: JSON.parse(r.effective_settings) as unknown,
     positions,
   };
-}
-
-/**
- * The average cost per share of a holding as the book states it (`cost_basis`): its total cost in whole
- * cents / shares, to 4 decimals; the same formula as the book's answer (portfolios.ts).
- */
-function costBasisOf(costTotal: number, shares: number): number {
-  const costCents = Math.round(costTotal * 100);
-  return Math.round((costCents / 100 / shares) * 1e4) / 1e4;
 }
 
 /** A book's owner and version (one primary-key read), or null. */

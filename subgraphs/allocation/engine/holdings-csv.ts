@@ -28,9 +28,16 @@
  */
 import { parse } from 'csv-parse/sync';
 import type { CsvError } from 'csv-parse/sync';
-import type { HoldingBody } from '../book-types.js';
 import type { ErrorDetail } from '../../platform/errors.js';
 import { isCalendarDate, MIN_CALENDAR_YEAR } from '../../platform/validation.js';
+
+/** One holding line: the fields of a new book's holding (book-types.ts HoldingBody) that a CSV carries. */
+export interface CsvHolding {
+  symbol: string;
+  shares: number;
+  cost_basis: number;
+  entry_date?: string | null;
+}
 
 /** Most holding lines an import may have (a book holds at most 500 holdings). */
 export const HOLDINGS_CSV_MAX_LINES = 500;
@@ -45,7 +52,7 @@ type Column = (typeof HOLDINGS_CSV_REQUIRED_COLUMNS)[number] | (typeof HOLDINGS_
 
 export interface ParsedHoldingsCsv {
   /** The holdings read, in file order (empty as soon as there is a file-level problem). */
-  holdings: HoldingBody[];
+  holdings: CsvHolding[];
   /** The file line each holding came from: holdings[i] was read at lines[i]. */
   lines: number[];
   problems: ErrorDetail[];
@@ -201,7 +208,7 @@ export function parseHoldingsCsv(text: string): ParsedHoldingsCsv {
     return i === undefined ? '' : (fields[i] ?? '').trim();
   };
 
-  const holdings: HoldingBody[] = [];
+  const holdings: CsvHolding[] = [];
   const lines: number[] = [];
   const problems: ErrorDetail[] = [...unreadable];
   const firstLineOf = new Map<string, number>();
@@ -229,7 +236,7 @@ export function parseHoldingsCsv(text: string): ParsedHoldingsCsv {
     if (!entry.ok) problems.push({ field: at('entry_date'), message: entry.message });
 
     if (problems.length === before && shares.ok && cost.ok && entry.ok) {
-      const holding: HoldingBody = { symbol, shares: shares.value, cost_basis: cost.value };
+      const holding: CsvHolding = { symbol, shares: shares.value, cost_basis: cost.value };
       if (entry.value !== null) holding.entry_date = entry.value;
       holdings.push(holding);
       lines.push(line);

@@ -314,6 +314,9 @@ export function rebalanceOrders(
 // ---------------------------------------------------------------------------------------------------------
 
 /** A book version as its (strong) entity tag. */
+/** A holding's average cost per share as the book states it (`cost_basis`): total cost in cents / shares, to 4 decimals. */
+export const costBasisOf = (costCents: number, shares: number): number => Math.round((costCents / 100 / shares) * 1e4) / 1e4;
+
 export const etagOf = (version: number): string => `"${version}"`;
 
 const TAG_RE = /^(?:W\/)?"([^"]*)"$/;

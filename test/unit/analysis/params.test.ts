@@ -38,8 +38,10 @@ it('x-calendar-date: real calendar dates YYYY-MM-DD only', () => {
     ['2026-00-10', false],
     ['2026-01-00', false],
     ['9999-12-31', true],
-    ['0100-01-01', true],
-    // The platform rule (parseIsoDate) reads years 0000..0099 as 1900..1999, so it refuses them.
+    ['1900-01-01', true],
+    ['1899-12-31', false],
+    ['0100-01-01', false],
+    // The platform's calendar-date rule starts at 1900-01-01 (PostgreSQL has no year 0).
     ['0000-01-01', false],
     ['0099-12-31', false],
     ['2026-1-5', false],
