@@ -318,6 +318,10 @@ describe.each(BACKENDS)('books on %s', (backend) => {
     // Not in the optimizer's target (no snapshot): sold whole, at 12.50 a share, from its cost.
     expect(plan.orders.find((o) => o.symbol === 'ZZNC')).toEqual({ symbol: 'ZZNC', side: 'SELL', shares: 8, price: 12.5, value: 100, price_source: 'cost' });
     for (const o of plan.orders.filter((x) => x.symbol !== 'ZZNC')) expect(o.price_source).toBe('close');
+    // Applied, the sale is recorded with the price and the source it was planned with.
+    const applied = (await service.rebalance(ALICE, book.portfolio_id, {}, { ...W, apply: true })).response;
+    expect(applied.trades.find((t) => t.symbol === 'ZZNC')).toMatchObject({ side: 'SELL', shares: 8, price: 12.5, price_source: 'cost', realised_pnl: 0 });
+    expect((await service.book(ALICE, book.portfolio_id)).holdings.map((h) => h.symbol)).not.toContain('ZZNC');
   });
 
   function checkPlan(book: BookResponse, plan: RebalanceResponse, maxPositions: number): void {
