@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import type { BookResponse as Book, RebalanceResponse as Rebalance, TradePage, TradeRecord as Trade } from '../../subgraphs/allocation/book-types.js';
 import { fromCents, toCents } from '../../subgraphs/allocation/engine/money.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { seedAnalysis } from '../helpers/analysis.js';
@@ -27,84 +28,6 @@ interface Detail {
   field?: string;
   message: string;
 }
-interface Holding {
-  symbol: string;
-  shares: number;
-  cost_basis: number;
-  cost_total: number;
-  price: number | null;
-  price_date: string | null;
-  market_value: number;
-  weight: number;
-  unrealised_pnl: number;
-  entry_date: string;
-  days_held: number;
-  stop_loss: number | null;
-  target_price: number | null;
-}
-interface Trade {
-  trade_id: string;
-  seq: number;
-  symbol: string;
-  side: 'BUY' | 'SELL';
-  shares: number;
-  price: number;
-  price_source: 'given' | 'close';
-  value: number;
-  date: string;
-  realised_pnl: number | null;
-  cash_after: number;
-  version: number;
-  origin: 'trade' | 'rebalance';
-}
-interface TradePage {
-  items: Trade[];
-  page: number;
-  page_size: number;
-  total: number;
-  has_more: boolean;
-}
-interface Book {
-  portfolio_id: string;
-  name: string;
-  currency: string;
-  source: string;
-  version: number;
-  cash: number;
-  holdings_value: number;
-  total_value: number;
-  cost_total: number;
-  unrealised_pnl: number;
-  realised_pnl: number;
-  valuation_date: string | null;
-  position_count: number;
-  holdings: Holding[];
-  risk_settings: Json;
-  trades: TradePage;
-}
-interface Order {
-  symbol: string;
-  side: 'BUY' | 'SELL';
-  shares: number;
-  price: number;
-  value: number;
-}
-interface Rebalance {
-  portfolio_id: string;
-  version: number;
-  applied: boolean;
-  version_after: number | null;
-  total_value: number;
-  cash_before: number;
-  cash_after: number;
-  sell_value: number;
-  buy_value: number;
-  turnover: number;
-  orders: Order[];
-  target: Array<{ symbol: string; shares: number; current_shares: number; price: number; value: number; weight: number }>;
-  trades: Trade[];
-}
-
 const PORTFOLIOS = '/api/v1/portfolios';
 const IMPORT = '/api/v1/portfolios/import';
 const NOBODY = '00000000-0000-4000-8000-000000000000';
