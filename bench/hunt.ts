@@ -61,7 +61,7 @@ import { candidatesFrom } from '../subgraphs/allocation/engine/candidates.js';
 import { fromCents, toCents } from '../subgraphs/allocation/engine/money.js';
 import type { RiskSettings } from '../subgraphs/allocation/engine/risk-settings.js';
 import { AllocationService, type PortfolioResponse } from '../subgraphs/allocation/service.js';
-import { findPortfolioHoldings, insertPortfolio, type PositionRecord } from '../subgraphs/allocation/store.js';
+import { findPortfolioHoldings, insertPortfolio, type HoldingRecord } from '../subgraphs/allocation/store.js';
 import { defaultWorkers } from '../subgraphs/analysis/pipeline.js';
 import { snapshotsOn } from '../subgraphs/analysis/store.js';
 import { mintPartnerToken, type Principal } from '../subgraphs/platform/auth.js';
@@ -168,25 +168,24 @@ async function buildBook(store: Store): Promise<Book> {
 
   // The same book after partial sales: 75% of each position (floor, at least one share), the rest cash.
   const totalCents = toCents(TOTAL_CAPITAL);
-  const positions: PositionRecord[] = stored.positions.map((p, i) => {
+  const positions = stored.positions.map((p, i) => {
     const shares = Math.max(1, Math.floor(p.shares * KEPT));
     const entry = toCents(p.entryPrice);
+    const holding: HoldingRecord = { ...p, position: i + 1, shares, costTotal: fromCents(shares * entry) };
     return {
-      ...p,
-      rank: i + 1,
-      shares,
+      holding,
       positionValue: fromCents(shares * entry),
       riskAmount: fromCents(shares * (entry - toCents(p.stopLoss ?? 0))),
       weight: Math.round(((shares * entry) / totalCents) * 1e6) / 1e6,
     };
   });
-  const allocatedCents = positions.reduce((s, p) => s + p.shares * toCents(p.entryPrice), 0);
+  const allocatedCents = positions.reduce((s, p) => s + toCents(p.positionValue), 0);
   const firstSettings = stored.effectiveSettings as { risk_settings: RiskSettings };
   const effectiveSettings = { ...firstSettings, risk_settings: { ...firstSettings.risk_settings, max_positions: MAX_POSITIONS_AFTER } };
   const id = randomUUID();
   const createdAt = new Date().toISOString();
   const traceId = randomUUID();
-  const sharesOf = new Map(positions.map((p) => [p.symbol, p]));
+  const sharesOf = new Map(positions.map((p) => [p.holding.symbol, p]));
   const response: PortfolioResponse = {
     ...first.response,
     portfolio_id: id,
@@ -194,8 +193,8 @@ async function buildBook(store: Store): Promise<Book> {
     allocated_capital: fromCents(allocatedCents),
     remaining_capital: fromCents(totalCents - allocatedCents),
     allocations: first.response.allocations.map((a) => {
-      const p = sharesOf.get(a.symbol) as PositionRecord;
-      return { ...a, shares: p.shares, position_value: p.positionValue, risk_amount: p.riskAmount, percent_of_account: p.weight };
+      const p = sharesOf.get(a.symbol) as (typeof positions)[number];
+      return { ...a, shares: p.holding.shares, position_value: p.positionValue, risk_amount: p.riskAmount, percent_of_account: p.weight };
     }),
     created_at: createdAt,
     risk_settings: effectiveSettings.risk_settings,
@@ -224,7 +223,7 @@ async function buildBook(store: Store): Promise<Book> {
         effectiveSettings,
         responseText: JSON.stringify(response),
       },
-      positions,
+      positions.map((p) => p.holding),
     ),
   );
   if (!written) throw new Error('the grown portfolio was not stored');
@@ -251,7 +250,7 @@ async function buildBook(store: Store): Promise<Book> {
     firstCash: first.response.remaining_capital,
     allocated: response.allocated_capital,
     cash: response.remaining_capital,
-    replace: positions[0].symbol,
+    replace: positions[0].holding.symbol,
     interest: interest.symbol,
     cashIdeas: cash.total_recommendations,
     general,

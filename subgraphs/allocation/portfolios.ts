@@ -293,8 +293,8 @@ export class PortfolioService {
       investor_profile: null,
       analysis_date: null,
     };
-    const written = await this.db.transaction(async (tx) => {
-      const inserted = await store.insertPortfolio(
+    const written = await this.db.transaction((tx) =>
+      store.insertPortfolio(
         tx,
         {
           id,
@@ -316,12 +316,6 @@ export class PortfolioService {
           cash: fromCents(cashCents),
           source,
         },
-        [],
-      );
-      if (!inserted) return false;
-      await store.insertHoldings(
-        tx,
-        id,
         valid.holdings.map((h, i) => ({
           symbol: h.symbol,
           position: i + 1,
@@ -333,9 +327,8 @@ export class PortfolioService {
           sector: sectors.get(h.symbol) ?? null,
           supportAtEntry: null,
         })),
-      );
-      return true;
-    });
+      ),
+    );
     if (!written) {
       // A concurrent request with the same key committed first: its book is the answer.
       const first = idemKey === null ? null : await store.findByIdempotencyKey(this.db, partnerId, idemKey);

@@ -31,22 +31,6 @@ export interface PortfolioRecord {
   source?: 'optimize' | 'holdings' | 'import';
 }
 
-export interface PositionRecord {
-  rank: number;
-  symbol: string;
-  sector: string | null;
-  shares: number;
-  entryPrice: number;
-  /** The optimizer's stop (null: none; a book's holding may have none). */
-  stopLoss: number | null;
-  targetPrice: number | null;
-  positionValue: number;
-  riskAmount: number;
-  weight: number;
-  /** Highest support level below the entry when the book was built (null when there is none). */
-  supportAtEntry: number | null;
-}
-
 /** A stored portfolio as read back (the response stays text). */
 export interface StoredPortfolio {
   id: string;
@@ -72,12 +56,11 @@ const toStored = (r: StoredRow): StoredPortfolio => ({
 const COLUMNS = 'id::text AS id, created_at, request_hash, response::text AS response';
 
 /**
- * Writes a portfolio at version 1 and its positions as the book's holdings (cost = shares x entry price,
- * entered on the analysis date, else the creation day); call it inside a transaction. With an
+ * Writes a portfolio at version 1 with its holdings; call it inside a transaction. With an
  * idempotency key already used by the partner nothing is written and false is returned (the caller
  * reads the first result).
  */
-export async function insertPortfolio(tx: Queryable, p: PortfolioRecord, positions: readonly PositionRecord[]): Promise<boolean> {
+export async function insertPortfolio(tx: Queryable, p: PortfolioRecord, holdings: readonly HoldingRecord[]): Promise<boolean> {
   const inserted = await tx.query<{ id: string }>(
     `INSERT INTO portfolios (id, partner_id, name, currency, total_capital, allocated_capital, remaining_capital, position_count,
                              analysis_date, created_at, trace_id, idempotency_key, request_hash, request, effective_settings, response,
@@ -92,22 +75,7 @@ export async function insertPortfolio(tx: Queryable, p: PortfolioRecord, positio
     ],
   );
   if (inserted.length === 0) return false;
-  const entryDate = p.analysisDate ?? p.createdAt.slice(0, 10);
-  await insertHoldings(
-    tx,
-    p.id,
-    positions.map((x) => ({
-      symbol: x.symbol,
-      position: x.rank,
-      shares: x.shares,
-      costTotal: Math.round(x.shares * Math.round(x.entryPrice * 100)) / 100,
-      entryDate,
-      stopLoss: x.stopLoss !== null && x.stopLoss > 0 ? x.stopLoss : null,
-      targetPrice: x.targetPrice !== null && x.targetPrice > 0 ? x.targetPrice : null,
-      sector: x.sector,
-      supportAtEntry: x.supportAtEntry,
-    })),
-  );
+  await insertHoldings(tx, p.id, holdings);
   return true;
 }
 
@@ -337,19 +305,7 @@ export interface PortfolioHoldings {
    * price/priceDate: the latest close, rounded to the cent (null without one). The book is valued
    * (market values, totals, weights) by engine/ledger.ts valueBook only, not here.
    */
-  positions: Array<{
-    symbol: string;
-    sector: string | null;
-    shares: number;
-    entryPrice: number;
-    stopLoss: number | null;
-    targetPrice: number | null;
-    supportAtEntry: number | null;
-    costTotal: number;
-    entryDate: string;
-    price: number | null;
-    priceDate: string | null;
-  }>;
+  positions: Array<Omit<HoldingRecord, 'position'> & { entryPrice: number; price: number | null; priceDate: string | null }>;
 }
 
 /**
