@@ -1,0 +1,96 @@
+/**
+ * The console's one way to the platform: a typed operation (console/generated, from
+ * console/operations/*.graphql) POSTed as JSON to the gateway's /graphql on this origin, with the
+ * signed-in partner's token when there is one. Every call is bounded by a deadline.
+ */
+import type { TypedDocumentString } from '../generated/graphql';
+
+/** One problem with a field, as every tradegraph error carries them (`extensions.details`). */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** A GraphQL error as the gateway answers it: message, registry code and the fields at fault. */
+export interface ConsoleError {
+  message: string;
+  code?: string;
+  details: ErrorDetail[];
+  /** The field of the operation the error is about (GraphQL `path`), e.g. `security.bars`. */
+  path?: string;
+}
+
+/** Thrown by `run` when the operation answered errors (or nothing usable). */
+export class OperationFailed extends Error {
+  constructor(readonly errors: ConsoleError[]) {
+    super(errors.map((e) => e.message).join('; '));
+  }
+}
+
+/** How long one operation may take before the console gives up on it. */
+export const OPERATION_TIMEOUT_MS = 30_000;
+
+interface WireError {
+  message?: unknown;
+  path?: unknown;
+  extensions?: { code?: unknown; details?: unknown };
+}
+
+function toConsoleError(error: WireError): ConsoleError {
+  const details = Array.isArray(error.extensions?.details)
+    ? (error.extensions.details as unknown[]).flatMap((d) =>
+        d && typeof d === 'object' && typeof (d as ErrorDetail).field === 'string' && typeof (d as ErrorDetail).message === 'string'
+          ? [{ field: (d as ErrorDetail).field, message: (d as ErrorDetail).message }]
+          : [],
+      )
+    : [];
+  return {
+    message: typeof error.message === 'string' ? error.message : 'The request failed',
+    code: typeof error.extensions?.code === 'string' ? error.extensions.code : undefined,
+    details,
+    path: Array.isArray(error.path) ? error.path.join('.') : undefined,
+  };
+}
+
+/** What an operation answered: its data (possibly partial) and its errors. */
+export interface Answer<R> {
+  data: R | null;
+  errors: ConsoleError[];
+}
+
+/**
+ * Runs `document` with `variables` and returns data and errors as they came (a field the caller may
+ * not read answers null with its error beside the rest). Network failures and timeouts are errors too.
+ */
+export async function execute<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, endpoint = '/graphql'): Promise<Answer<R>> {
+  let res: Response;
+  try {
+    res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query: document.toString(), variables }),
+      signal: AbortSignal.timeout(OPERATION_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const timedOut = err instanceof DOMException && err.name === 'TimeoutError';
+    return { data: null, errors: [{ message: timedOut ? `No answer within ${OPERATION_TIMEOUT_MS / 1000} s` : 'The gateway cannot be reached', code: timedOut ? 'TIMEOUT' : 'NETWORK', details: [] }] };
+  }
+  let body: { data?: R | null; errors?: WireError[]; error?: unknown; code?: unknown; details?: unknown };
+  try {
+    body = (await res.json()) as typeof body;
+  } catch {
+    return { data: null, errors: [{ message: `HTTP ${res.status}: the answer was not JSON`, details: [] }] };
+  }
+  // A refusal before GraphQL (a rate limit, a body too large) comes in the REST error shape.
+  if (typeof body.error === 'string') return { data: null, errors: [toConsoleError({ message: body.error, extensions: { code: body.code, details: body.details } })] };
+  const errors = (body.errors ?? []).map(toConsoleError);
+  if (!body.data && errors.length === 0) errors.push({ message: `HTTP ${res.status}: no data`, details: [] });
+  return { data: body.data ?? null, errors };
+}
+
+/** Runs `document` and returns its data; throws OperationFailed on any error. */
+export async function run<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, endpoint = '/graphql'): Promise<R> {
+  const answer = await execute(document, variables, token, endpoint);
+  if (answer.errors.length > 0 || !answer.data) throw new OperationFailed(answer.errors);
+  return answer.data;
+}
