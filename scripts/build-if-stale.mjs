@@ -1,22 +1,29 @@
 #!/usr/bin/env node
 /**
- * Runs the TypeScript build (tsc -p tsconfig.json) only when dist/ is older than the sources, so that
- * `npm start`, `npm run tradegraph ...`, the schema and bench scripts start at once on an unchanged tree.
+ * Runs the build — the TypeScript build (tsc -p tsconfig.json), then the web console's
+ * (scripts/build-console.mjs: codegen into console/generated/, its type-check, the esbuild bundle in
+ * dist/console/) — only when dist/ is older than the sources, so that `npm start`,
+ * `npm run tradegraph ...`, the schema and bench scripts start at once on an unchanged tree.
  *
- * dist/.build-stamp is written after every successful tsc, with the time the build began as its mtime.
- * The build is stale, and tsc runs, when the stamp is missing, when anything of the project is newer
+ * dist/.build-stamp is written after every successful build, with the time the build began as its mtime.
+ * The build is stale, and it runs, when the stamp is missing, when anything of the project is newer
  * than (or as new as) the stamp — a TypeScript file or a directory (a file added, removed or renamed)
  * under tsconfig.json's "include", tsconfig.json, package.json, package-lock.json — or when a source
- * has no compiled .js in dist/. A failed tsc leaves no new stamp, so the next run compiles again.
+ * has no compiled .js in dist/. In a project with a console (console/tsconfig.json), also when one of
+ * the console's sources is newer — a .ts, .tsx or .css file or a directory under console/src, a .graphql
+ * operation or a directory under console/operations, console/tsconfig.json, codegen.ts,
+ * schema/supergraph.graphql — or dist/console/console.js is missing. console/generated/ is an output
+ * (written only when its content changed, during the build, so after the stamp's time): it is not a
+ * source. A failed tsc or console build leaves no new stamp, so the next run builds again.
  *
- *   node scripts/build-if-stale.mjs           compile if stale (what the npm scripts run)
- *   node scripts/build-if-stale.mjs --force   compile in any case (npm run build)
+ *   node scripts/build-if-stale.mjs           build if stale (what the npm scripts run)
+ *   node scripts/build-if-stale.mjs --force   build in any case (npm run build)
  *   node scripts/build-if-stale.mjs --check   only say whether it is stale: exit 0 fresh, 1 stale
  *   ... --root <dir>                          another project than this one (the tests use it)
  *
- * stdout is left to the command that follows: everything this script and tsc print goes to stderr,
- * so `npm run -s tradegraph -- token` still prints exactly the token. Plain JavaScript with no
- * dependency: it has to run before anything is compiled.
+ * stdout is left to the command that follows: everything this script, tsc and the console build print
+ * goes to stderr, so `npm run -s tradegraph -- token` still prints exactly the token. Plain JavaScript
+ * with no dependency: it has to run before anything is compiled.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,6 +36,18 @@ const SOURCE = /\.(ts|mts|cts|tsx)$/;
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 /** Files beside tsconfig.json whose change means a rebuild. */
 const PROJECT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
+/** The console's build (run after tsc in a project that has console/tsconfig.json). */
+const CONSOLE_BUILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build-console.mjs');
+const CONSOLE_TSCONFIG = 'console/tsconfig.json';
+/** The console's source directories and which of their files are sources. */
+const CONSOLE_SOURCES = [
+  { dir: 'console/src', files: /\.(ts|tsx|css)$/ },
+  { dir: 'console/operations', files: /\.graphql$/ },
+];
+/** Single files the console is built from. */
+const CONSOLE_FILES = [CONSOLE_TSCONFIG, 'codegen.ts', 'schema/supergraph.graphql'];
+/** The bundle the console build writes: missing means stale. */
+const CONSOLE_BUNDLE = 'dist/console/console.js';
 
 /** Reads the options this script understands; throws on anything else. */
 function parseOptions(argv) {
@@ -53,8 +72,8 @@ function readTsconfig(root) {
   };
 }
 
-/** Every directory and TypeScript file under `dir` (node_modules and dot-directories left out). */
-function walk(dir, visit) {
+/** Every directory and file matching `files` under `dir` (node_modules and dot-directories left out). */
+function walk(dir, visit, files = SOURCE) {
   let entries;
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -65,8 +84,8 @@ function walk(dir, visit) {
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full, visit);
-    } else if (SOURCE.test(entry.name)) visit(full, false);
+      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full, visit, files);
+    } else if (files.test(entry.name)) visit(full, false);
   }
 }
 
@@ -102,10 +121,40 @@ function staleReason(root) {
     });
     if (reason !== null) return reason;
   }
-  return null;
+  return hasConsole(root) ? consoleStaleReason(root, stampMs) : null;
 }
 
-/** Runs tsc for the project; writes the stamp (mtime: when the build began) if it succeeded. */
+/** Whether the project has a web console to build. */
+function hasConsole(root) {
+  return fs.existsSync(path.join(root, CONSOLE_TSCONFIG));
+}
+
+/** Why the console's bundle is older than its sources (a sentence), or null. */
+function consoleStaleReason(root, stampMs) {
+  for (const name of CONSOLE_FILES) {
+    const file = path.join(root, name);
+    if (fs.existsSync(file) && fs.statSync(file).mtimeMs >= stampMs) return `${name} changed`;
+  }
+  let reason = null;
+  for (const { dir, files } of CONSOLE_SOURCES) {
+    walk(
+      path.join(root, dir),
+      (file, isDir) => {
+        if (reason === null && fs.statSync(file).mtimeMs >= stampMs) {
+          reason = `${path.relative(root, file)}${isDir ? '/ (a file added, removed or renamed)' : ''} changed`;
+        }
+      },
+      files,
+    );
+    if (reason !== null) return reason;
+  }
+  return fs.existsSync(path.join(root, CONSOLE_BUNDLE)) ? null : `${CONSOLE_BUNDLE} is missing`;
+}
+
+/**
+ * Runs tsc for the project, then the console's build if it has one; writes the stamp (mtime: when the
+ * build began, so that a source saved during the build makes the next run build again) if both succeeded.
+ */
 function build(root) {
   const { outDir } = readTsconfig(root);
   const began = new Date();
@@ -113,9 +162,15 @@ function build(root) {
   // tsc's diagnostics go to stderr: stdout belongs to the command after this one.
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) return result.status ?? 1;
+  const withConsole = hasConsole(root);
+  if (withConsole) {
+    const consoleBuild = spawnSync(process.execPath, [CONSOLE_BUILD, '--root', root], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (consoleBuild.status !== 0) return consoleBuild.status ?? 1;
+  }
   fs.mkdirSync(outDir, { recursive: true });
   const stamp = path.join(outDir, STAMP);
-  fs.writeFileSync(stamp, `tsc -p tsconfig.json succeeded; build began ${began.toISOString()}\n`);
+  const steps = withConsole ? 'tsc -p tsconfig.json and scripts/build-console.mjs' : 'tsc -p tsconfig.json';
+  fs.writeFileSync(stamp, `${steps} succeeded; build began ${began.toISOString()}\n`);
   fs.utimesSync(stamp, began, began);
   return 0;
 }
@@ -128,7 +183,7 @@ function main() {
     return reason === null ? 0 : 1;
   }
   if (reason === null) return 0;
-  if (!options.force) process.stderr.write(`build: ${reason}; compiling (tsc)...\n`);
+  if (!options.force) process.stderr.write(`build: ${reason}; compiling (tsc${hasConsole(options.root) ? ', then the console' : ''})...\n`);
   return build(options.root);
 }
 

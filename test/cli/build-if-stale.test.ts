@@ -4,6 +4,12 @@
  * tree never built, leaves an up-to-date tree alone (tsc not run: a marker written into dist/ stays),
  * and compiles again after a source, tsconfig.json or package-lock.json changed, a source was removed,
  * or a compiled file went missing; a failed compile writes no stamp; stdout stays empty throughout.
+ *
+ * A second project has a web console (the real codegen.ts and supergraph, the real console tsconfig, a
+ * small console of its own, the project's node_modules linked in): the build regenerates its typed
+ * operations, type-checks and bundles it (lightweight-charts' licence kept), a console source, operation,
+ * codegen.ts or the supergraph changing makes it stale and one rebuild fresh, and an operation the schema
+ * no longer validates or a type error in console code fails the build with its message and no new stamp.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,7 +35,12 @@ const stampTime = () => fs.statSync(at('dist', '.build-stamp')).mtimeMs;
 
 /** Runs the script on the project; expects nothing on stdout. */
 async function run(...args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const { code, stdout, stderr } = await runToExit(process.execPath, [SCRIPT, '--root', root, ...args]);
+  return runIn(root, ...args);
+}
+
+/** Runs the script on the project at `dir`; expects nothing on stdout. */
+async function runIn(dir: string, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const { code, stdout, stderr } = await runToExit(process.execPath, [SCRIPT, '--root', dir, ...args]);
   expect(stdout).toBe('');
   return { code, stderr };
 }
@@ -107,4 +118,131 @@ it('--force always compiles (npm run build)', async () => {
   fs.appendFileSync(at('dist', 'src', 'a.js'), MARKER);
   expect((await run('--force')).code).toBe(0);
   expect(fs.readFileSync(at('dist', 'src', 'a.js'), 'utf8')).not.toContain(MARKER);
+});
+
+describe('a project with a web console', () => {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-build-console-'));
+  const file = (...parts: string[]) => path.join(app, ...parts);
+  const put = (name: string, text: string) => {
+    fs.mkdirSync(path.dirname(file(name)), { recursive: true });
+    fs.writeFileSync(file(name), text);
+  };
+  const mtime = (name: string) => fs.statSync(file(name)).mtimeMs;
+  const consoleStamp = () => mtime('dist/.build-stamp');
+  /** Sets a file's mtime to a second before the stamp: as it was when the last build ran. */
+  const age = (name: string) => {
+    const before = new Date(consoleStamp() - 1000);
+    fs.utimesSync(file(name), before, before);
+  };
+  const build = (...args: string[]) => runIn(app, ...args);
+  const OPERATION = 'query FixtureSecurity($symbol: String!) {\n  security(symbol: $symbol) {\n    symbol\n    name\n  }\n}\n';
+
+  beforeAll(() => {
+    put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], outDir: 'dist', rootDir: '.' }, include: ['src'] }));
+    put('package.json', JSON.stringify({ name: 'console-build-fixture', type: 'module' }));
+    put('src/server.ts', 'export const port: number = 0;\n');
+    // The console is built with the project's own configuration and schema.
+    fs.copyFileSync(path.join(PROJECT_ROOT, 'codegen.ts'), file('codegen.ts'));
+    put('schema/supergraph.graphql', fs.readFileSync(path.join(PROJECT_ROOT, 'schema/supergraph.graphql'), 'utf8'));
+    put('console/tsconfig.json', fs.readFileSync(path.join(PROJECT_ROOT, 'console/tsconfig.json'), 'utf8'));
+    fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), file('node_modules'), 'dir');
+    put('console/operations/security.graphql', OPERATION);
+    put('console/src/main.css', '.fixture-symbol { font-weight: 600; }\n');
+    put(
+      'console/src/main.tsx',
+      [
+        "import { createChart } from 'lightweight-charts';",
+        "import { createRoot } from 'react-dom/client';",
+        "import { FixtureSecurityDocument, type FixtureSecurityQuery } from '../generated/graphql';",
+        "import './main.css';",
+        '',
+        'function App({ data }: { data: FixtureSecurityQuery | null }) {',
+        '  return <p className="fixture-symbol">{data?.security?.name ?? FixtureSecurityDocument.toString()}</p>;',
+        '}',
+        "const root = document.getElementById('console');",
+        'if (root) {',
+        '  createRoot(root).render(<App data={null} />);',
+        '  createChart(root);',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => fs.rmSync(app, { recursive: true, force: true }));
+
+  it('builds the server and then the console: typed operations, one minified bundle and its CSS, licences kept', async () => {
+    expect(await build('--check')).toEqual({ code: 1, stderr: 'build: stale: no dist/.build-stamp (never built here)\n' });
+    const { code, stderr } = await build();
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    expect(stderr).toContain('build: no dist/.build-stamp (never built here); compiling (tsc, then the console)...\n');
+    expect(stderr).toMatch(/^console: dist\/console\/console\.js \d+ bytes, console\.css \d+ bytes, \d+ ms$/m);
+    expect(fs.existsSync(file('dist/src/server.js'))).toBe(true);
+    expect(fs.readFileSync(file('console/generated/graphql.ts'), 'utf8')).toContain('export const FixtureSecurityDocument = new TypedDocumentString(');
+    const js = fs.readFileSync(file('dist/console/console.js'), 'utf8');
+    // The operation travels as its text; lightweight-charts' Apache-2.0 notice ships with the bundle.
+    expect(js).toContain('query FixtureSecurity');
+    expect(js).toContain('Licensed under Apache License 2.0');
+    expect(js).not.toContain('sourceMappingURL');
+    expect(js).not.toContain('process.env.NODE_ENV');
+    expect(fs.readFileSync(file('dist/console/console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:600}');
+    expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
+  });
+
+  it.each(['console/src/main.tsx', 'console/src/main.css', 'console/operations/security.graphql', 'console/tsconfig.json', 'codegen.ts', 'schema/supergraph.graphql'])(
+    'a changed %s makes the build stale',
+    async (name) => {
+      const now = new Date();
+      fs.utimesSync(file(name), now, now);
+      expect(await build('--check')).toEqual({ code: 1, stderr: `build: stale: ${name} changed\n` });
+      age(name);
+      expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
+    },
+  );
+
+  it('a console source change rebuilds it once; unchanged generated files are not rewritten', async () => {
+    const generated = mtime('console/generated/graphql.ts');
+    put('console/src/main.css', '.fixture-symbol { font-weight: 700; }\n');
+    const { code, stderr } = await build();
+    expect({ code, stderr }).toMatchObject({ code: 0, stderr: expect.stringContaining('build: console/src/main.css changed; compiling (tsc, then the console)...') });
+    expect(fs.readFileSync(file('dist/console/console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:700}');
+    expect(mtime('console/generated/graphql.ts')).toBe(generated);
+    expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
+    fs.rmSync(file('dist/console/console.js'));
+    expect(await build('--check')).toEqual({ code: 1, stderr: 'build: stale: dist/console/console.js is missing\n' });
+    expect((await build()).code).toBe(0);
+    expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
+  });
+
+  it('an operation the schema does not validate fails the build with codegen\'s message, no new stamp', async () => {
+    const stamp = consoleStamp();
+    const generated = fs.readFileSync(file('console/generated/graphql.ts'), 'utf8');
+    put('console/operations/broken.graphql', 'query FixtureBroken($symbol: String!) {\n  security(symbol: $symbol) {\n    noSuchField\n  }\n}\n');
+    const failed = await build();
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain('console build failed: codegen (console/generated/) failed:');
+    expect(failed.stderr).toContain('Cannot query field "noSuchField" on type "Security".');
+    expect(failed.stderr).toContain('console/operations/broken.graphql:3:5');
+    expect(consoleStamp()).toBe(stamp);
+    expect(fs.readFileSync(file('console/generated/graphql.ts'), 'utf8')).toBe(generated);
+    expect((await build('--check')).code).toBe(1);
+
+    fs.rmSync(file('console/operations/broken.graphql'));
+    expect((await build()).code).toBe(0);
+    expect((await build('--check')).code).toBe(0);
+  });
+
+  it('a type error in console code fails the build with tsc\'s message, no new stamp', async () => {
+    const stamp = consoleStamp();
+    put('console/src/units.ts', "export const pixels: number = 'twelve';\n");
+    const failed = await build();
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/console\/src\/units\.ts\(1,14\): error TS2322/);
+    expect(failed.stderr).toContain('console build failed: type-check (tsc --noEmit -p console/tsconfig.json) failed');
+    expect(consoleStamp()).toBe(stamp);
+    expect((await build('--check')).code).toBe(1);
+
+    put('console/src/units.ts', 'export const pixels: number = 12;\n');
+    expect((await build()).code).toBe(0);
+    expect((await build('--check')).code).toBe(0);
+  });
 });
