@@ -1,0 +1,87 @@
+/** The optimizer result's plain words: binding notes by constraint, the defaults shown, the weight bars. */
+import { resolveDefaults, STRATEGY_PARAMETER_DEFAULTS, strategiesUsing } from '../../../console/src/optimizer/defaults.js';
+import { barWidths, formatFraction, formatMoney } from '../../../console/src/optimizer/format.js';
+import { constraintLabel, groupBindingNotes, splitNote } from '../../../console/src/optimizer/notes.js';
+
+describe('binding notes', () => {
+  it('groups the notes by what bound, in the order the server wrote them, keeping its text', () => {
+    const groups = groupBindingNotes([
+      'HYBRID_WEIGHTED: the Kelly part uses the measured chance of target before stop per state (as of 2026-09-30)',
+      'sector_caps.DEFAULT: capped SWIY at 0.1000 (wanted 0.2734)',
+      'sector_caps.DEFAULT: capped CIM at 0.1000 (wanted 0.2232)',
+      'sector_caps.Real Estate: capped the sector at 0.2000',
+      'max_positions: 12 ranked names, 10 kept',
+      'caps: 0.2000 of capital cannot be placed within the caps and stays cash',
+      'remaining_capital: 50152.19 held back by sector_caps.DEFAULT',
+      'a note without a prefix',
+    ]);
+    expect(groups.map((g) => [g.constraint, g.label, g.notes.length])).toEqual([
+      ['HYBRID_WEIGHTED', 'Strategy HYBRID_WEIGHTED', 1],
+      ['sector_caps.DEFAULT', 'Sector caps: DEFAULT (per-name cap)', 2],
+      ['sector_caps.Real Estate', 'Sector caps: Real Estate', 1],
+      ['max_positions', 'Max positions', 1],
+      ['caps', 'Position and sector caps', 1],
+      ['remaining_capital', 'Cash left over', 1],
+      ['', 'Other', 1],
+    ]);
+    expect(groups[1]!.notes).toEqual(['capped SWIY at 0.1000 (wanted 0.2734)', 'capped CIM at 0.1000 (wanted 0.2232)']);
+  });
+
+  it('names the request fields a note can start with by their form labels', () => {
+    expect(constraintLabel('max_position_size')).toBe('Max position size');
+    expect(constraintLabel('vol_target_annual')).toBe('Volatility target');
+    expect(constraintLabel('max_portfolio_turnover_annual')).toBe('Annual turnover cap');
+    expect(constraintLabel('prior_book_weights')).toBe('Prior book weights');
+    expect(constraintLabel('constraint_pack')).toBe('Constraint pack');
+    expect(constraintLabel('demo')).toBe('Demo result');
+    expect(constraintLabel('somethingNew')).toBe('somethingNew');
+  });
+
+  it('does not take a sentence with a colon for a prefix', () => {
+    expect(splitNote('Note this: two words')).toEqual({ constraint: '', text: 'Note this: two words' });
+  });
+});
+
+describe('defaults', () => {
+  const graph = {
+    minTotalCapital: 1000,
+    defaultRiskSettings: { maxRiskPerTrade: 0.01, maxPortfolioRisk: 0.05, maxPositionSize: 0.2, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED' as const, softmaxTemperature: null, rewardMultiplier: null, halfKelly: null, stageWeights: null },
+  };
+  it("takes the graph's defaults, and the strategy parameters' from the server constants where the graph has none", () => {
+    const d = resolveDefaults(graph);
+    expect(d).toMatchObject({ minTotalCapital: 1000, maxRiskPerTrade: 0.01, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED', softmaxTemperature: 0.2, rewardMultiplier: 1, halfKelly: false, currency: 'USD' });
+    expect(d.stageWeights).toEqual(STRATEGY_PARAMETER_DEFAULTS.stageWeights);
+  });
+  it('prefers a strategy parameter the graph does expose', () => {
+    const d = resolveDefaults({ ...graph, defaultRiskSettings: { ...graph.defaultRiskSettings, softmaxTemperature: 0.3, stageWeights: { stage1: 0.5, stage2: null, stage3: null, stage4: null } } });
+    expect(d.softmaxTemperature).toBe(0.3);
+    expect(d.stageWeights['STAGE 1']).toBe(0.5);
+    expect(d.stageWeights['STAGE 2']).toBe(1);
+  });
+  it('shows no common default before the graph answers', () => {
+    expect(resolveDefaults(null)).toMatchObject({ minTotalCapital: null, maxPositions: null, allocationStrategy: null, softmaxTemperature: 0.2 });
+  });
+  it('says which strategies read a parameter, from the graph (snake_case parameter names)', () => {
+    const strategies = [
+      { name: 'CONFIDENCE_WEIGHTED' as const, parameters: ['softmax_temperature'] },
+      { name: 'KELLY_CRITERION' as const, parameters: ['reward_multiplier', 'half_kelly'] },
+      { name: 'HYBRID_WEIGHTED' as const, parameters: ['softmax_temperature', 'stage_weights'] },
+    ];
+    expect(strategiesUsing('softmaxTemperature', strategies)).toEqual(['CONFIDENCE_WEIGHTED', 'HYBRID_WEIGHTED']);
+    expect(strategiesUsing('halfKelly', strategies)).toEqual(['KELLY_CRITERION']);
+    expect(strategiesUsing('maxPositions', strategies)).toEqual([]);
+  });
+});
+
+describe('figures', () => {
+  it('scales the weight bars to the largest weight', () => {
+    expect(barWidths([0.2, 0.1, 0, 0.05])).toEqual(['100.0%', '50.0%', '0%', '25.0%']);
+    expect(barWidths([])).toEqual([]);
+    expect(barWidths([0, Number.NaN])).toEqual(['0%', '0%']);
+  });
+  it('prints money in the book currency and fractions as percentages', () => {
+    expect(formatMoney(199847.81, 'USD')).toBe('$199,847.81');
+    expect(formatMoney(12.5, 'XQQ')).toMatch(/^(12\.50 XQQ|XQQ\s?12\.50)$/);
+    expect(formatFraction(0.0999)).toBe('9.99%');
+  });
+});
