@@ -24,12 +24,16 @@ import type { CreatePortfolioBody, HoldingBody } from '../subgraphs/allocation/b
 import { PortfolioService } from '../subgraphs/allocation/portfolios.js';
 import type { PartnerPrincipal } from '../subgraphs/platform/auth.js';
 import type { Db } from '../subgraphs/platform/db.js';
+import { DEMO_PARTNER } from '../subgraphs/platform/dev-secret.js';
 
 /** The demo book's id (GET /api/v1/portfolios/00000000-0000-4000-8000-00000000d3e0, cash-hunt?portfolio_id=...). */
 export const DEMO_PORTFOLIO_ID = '00000000-0000-4000-8000-00000000d3e0';
 
-/** The partner that owns the demo book: mint its tokens with `tradegraph token --sub partner-1`. */
-export const DEMO_PORTFOLIO_PARTNER = 'partner-1';
+/**
+ * The partner that owns the demo book: mint its tokens with `tradegraph token --sub partner-1`. Defined
+ * with the development credentials, where the console's development token takes it as its subject.
+ */
+export const DEMO_PORTFOLIO_PARTNER = DEMO_PARTNER;
 
 export const DEMO_PORTFOLIO_NAME = 'Demo book';
 

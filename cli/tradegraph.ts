@@ -50,11 +50,10 @@ import { formatAnalyzeSummary } from './analyze-report.js';
 import { refreshEvidence } from './evidence-history.js';
 import { parseIsoDate } from '../subgraphs/platform/validation.js';
 import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile, type ImportReport } from '../subgraphs/analysis/market-data.js';
-import { mintPartnerToken } from '../subgraphs/platform/auth.js';
 import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { ConfigError, loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
-import { DEV_IDENTITY_KID, devIdentityKey, resolveOidc, resolvePartnerAuth, usesDevIdentity } from '../subgraphs/platform/dev-secret.js';
+import { DevTokenUnavailable, mintDevelopmentToken } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 
 class UsageError extends Error {}
@@ -323,27 +322,16 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
     }
     case 'token': {
       const { values } = parseArgs({ args: rest, options: { sub: { type: 'string' }, audience: { type: 'string' }, ttl: { type: 'string' } } });
-      const auth = resolvePartnerAuth(config);
       // `analysis`, `allocation`, `search`, any other audience string, or several joined by commas (a
       // gateway caller whose query reaches several origins).
-      const wanted = (values.audience ?? 'analysis').split(',').map((a) => a.trim()).filter((a) => a.length > 0);
-      const forSearch = wanted.includes('search');
-      const named = (a: string) =>
-        a === 'analysis' ? auth.audiences.analysis : a === 'allocation' ? auth.audiences.allocation : a === 'search' ? resolveOidc(config).audiences[0] : a;
-      const audiences = wanted.map(named).filter((a): a is string => typeof a === 'string' && a.length > 0);
-      const audience = audiences.length === 1 ? audiences[0] : audiences;
-      const common = { issuer: auth.issuer, audience, subject: values.sub ?? 'partner-demo', expiresIn: values.ttl ?? '1h' };
-      if (forSearch) {
-        // ID tokens are never HS256: the development identity key signs them (and the partner origins trust it too).
-        if (!usesDevIdentity(config) || config.oidc.issuer !== undefined) {
-          throw new UsageError('token --audience search signs with the development identity key (APP_ENV=development, OIDC_ISSUER unset); otherwise ID tokens come from your identity provider');
-        }
-        const { privateJwk } = devIdentityKey(config);
-        console.log(await mintPartnerToken({ ...common, privateKey: privateJwk, alg: 'ES256', kid: DEV_IDENTITY_KID }));
-        return 0;
+      const audiences = (values.audience ?? 'analysis').split(',').map((a) => a.trim()).filter((a) => a.length > 0);
+      try {
+        const minted = await mintDevelopmentToken(config, { subject: values.sub ?? 'partner-demo', audiences, ttl: values.ttl });
+        console.log(minted.token);
+      } catch (err) {
+        if (err instanceof DevTokenUnavailable) throw new UsageError(err.message);
+        throw err;
       }
-      if (!auth.hs256Secret) throw new UsageError('token mints HS256 development tokens; this configuration has no HS256 secret (production uses your identity provider)');
-      console.log(await mintPartnerToken({ ...common, secret: auth.hs256Secret }));
       return 0;
     }
     case 'portfolio':

@@ -19,6 +19,7 @@ import { ERROR_CODES } from '../subgraphs/platform/errors.js';
 import { createOrigin } from '../subgraphs/platform/http.js';
 import { addressKey, originRateLimit } from '../subgraphs/platform/rate-limit.js';
 import { PROJECT_ROOT, VERSION } from '../subgraphs/platform/project.js';
+import { registerConsole } from './console.js';
 import { trustedDocumentsMount } from './trusted-documents.js';
 
 export interface GatewayContext {
@@ -326,11 +327,17 @@ export function createGateway(options: {
   });
 }
 
+export interface GatewayOriginOptions {
+  /** The web console's bundle directory (default dist/console under the project root). */
+  consoleBundleDir?: string;
+}
+
 /**
  * The gateway origin over `supergraphSdl` when given (fixed), else over the supergraph file
- * (SUPERGRAPH_PATH or the committed one), reloaded when it changes.
+ * (SUPERGRAPH_PATH or the committed one), reloaded when it changes; with the web console at /console
+ * when CONSOLE is on (gateway/console.ts).
  */
-export async function buildGatewayOrigin(config: Config, supergraphSdl?: string): Promise<FastifyInstance> {
+export async function buildGatewayOrigin(config: Config, supergraphSdl?: string, options: GatewayOriginOptions = {}): Promise<FastifyInstance> {
   const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl), pending: [] };
   // TRUSTED_DOCUMENTS: only the manifest's operations run. Read first, so a bad manifest stops the start
   // before anything else is built.
@@ -369,5 +376,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string)
     },
   });
   attachLog(served, app.log);
+  // After createOrigin: the routes are under the origin's rate limit (by address) like every other.
+  if (config.gateway.console) registerConsole(app, config, { bundleDir: options.consoleBundleDir });
   return app;
 }

@@ -136,6 +136,8 @@ export interface Config {
     supergraphPath: string | undefined;
     /** A manifest of trusted operations (TRUSTED_DOCUMENTS); when set, the gateway runs only those. */
     trustedDocumentsPath: string | undefined;
+    /** Serve the web console at GET /console (CONSOLE; default on, off in production). */
+    console: boolean;
   };
 }
 
@@ -372,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
       trustedDocumentsPath: opt('TRUSTED_DOCUMENTS') === undefined ? undefined : path.resolve(str('TRUSTED_DOCUMENTS', '')),
+      console: bool('CONSOLE', !production),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);
