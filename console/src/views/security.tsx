@@ -1,3 +1,565 @@
+/**
+ * The security view: a symbol's daily chart with its stage history, the shown snapshot's patterns and
+ * levels, and a side panel with the stage, the signal and the snapshot's measured evidence. Without a
+ * partner token the platform answers only the demo symbol's latest public fields: the view shows
+ * those and says what signing in adds (bars, history, dated snapshots, partner-only fields).
+ */
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { execute, type ConsoleError } from '../api';
+import { ErrorList } from '../errors';
+import { navigate } from '../route';
+import { useSession } from '../session';
+import {
+  ConsoleSecurityBarsDocument,
+  ConsoleSecurityDocument,
+  ConsoleSecuritySnapshotsDocument,
+  type ConsolePatternFragment,
+  type ConsoleSecurityQuery,
+  type ConsoleStateEvidenceFragment,
+} from '../../generated/graphql';
+import {
+  patternColour,
+  patternGeometry,
+  patternLevels,
+  snapshotDateFor,
+  stageBands,
+  stageSegments,
+  STAGES,
+  STAGE_STYLE,
+  supportResistance,
+  visibleRange,
+  weeklyMovingAverage,
+  type DailyBar,
+  type StagePoint,
+} from '../chart/overlays';
+import { formatEstimate, formatFraction, formatPrice, formatProbability, humanize, NOT_MEASURED } from '../chart/format';
+import { collectPages } from '../chart/pages';
+import { CHART_COLOURS, PriceChart, type ChartPattern } from '../chart/PriceChart';
+import './security.css';
+
+/** Page sizes at the API's caps (bars: at most 2000, snapshots: at most 100) and how many pages to read at most. */
+const BARS_PAGE = 2000;
+const BARS_MAX_PAGES = 10;
+const SNAPSHOTS_PAGE = 100;
+const SNAPSHOTS_MAX_PAGES = 60;
+
+type Snapshot = NonNullable<NonNullable<ConsoleSecurityQuery['security']>['analysis']>;
+
+/** A connection read in full (or up to the bound), with the errors met on the way. */
+interface History<T> {
+  loading: boolean;
+  nodes: T[];
+  truncated: boolean;
+  errors: ConsoleError[];
+}
+
+const EMPTY_HISTORY = { loading: false, nodes: [], truncated: false, errors: [] };
+
+/** Reads every page of one of the symbol's connections while a token is present. */
+function useHistory<T>(symbol: string, token: string | null, endpoint: string, maxPages: number, fetchPage: (after: string | null) => Promise<{ page: { nodes: T[]; hasNextPage: boolean; endCursor: string | null } | null; errors: ConsoleError[] }>): History<T> {
+  const [state, setState] = useState<History<T>>(EMPTY_HISTORY);
+  useEffect(() => {
+    if (!token) {
+      setState(EMPTY_HISTORY);
+      return;
+    }
+    let live = true;
+    setState({ ...EMPTY_HISTORY, loading: true });
+    const errors: ConsoleError[] = [];
+    void collectPages(async (after) => {
+      const answer = await fetchPage(after);
+      errors.push(...answer.errors);
+      return answer.page;
+    }, maxPages).then((result) => {
+      if (live) setState({ loading: false, nodes: result.nodes, truncated: result.truncated, errors });
+    });
+    return () => {
+      live = false;
+    };
+    // fetchPage is rebuilt every render; the reading depends only on these.
+  }, [symbol, token, endpoint, maxPages]);
+  return state;
+}
+
 export function SecurityView({ symbol, date }: { symbol: string; date: string | null }) {
-  return <section aria-labelledby="security-title"><h2 id="security-title">{symbol}</h2>{date}</section>;
+  const { token, settings } = useSession();
+  const endpoint = settings.endpoint;
+
+  const [main, setMain] = useState<{ loading: boolean; data: ConsoleSecurityQuery | null; errors: ConsoleError[] }>({ loading: true, data: null, errors: [] });
+  useEffect(() => {
+    let live = true;
+    setMain((m) => ({ ...m, loading: true }));
+    void execute(ConsoleSecurityDocument, { symbol, date }, token, endpoint).then((answer) => {
+      if (live) setMain({ loading: false, data: answer.data, errors: answer.errors });
+    });
+    return () => {
+      live = false;
+    };
+  }, [symbol, date, token, endpoint]);
+
+  const bars = useHistory<DailyBar>(symbol, token, endpoint, BARS_MAX_PAGES, async (after) => {
+    const answer = await execute(ConsoleSecurityBarsDocument, { symbol, first: BARS_PAGE, after }, token, endpoint);
+    const c = answer.data?.security?.bars;
+    return { page: c ? { nodes: c.nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
+  });
+  const history = useHistory<StagePoint>(symbol, token, endpoint, SNAPSHOTS_MAX_PAGES, async (after) => {
+    const answer = await execute(ConsoleSecuritySnapshotsDocument, { symbol, first: SNAPSHOTS_PAGE, after }, token, endpoint);
+    const c = answer.data?.security?.snapshots;
+    const nodes = c?.nodes.map((n) => ({ date: n.analysisDate, stage: n.stage })) ?? [];
+    return { page: c ? { nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
+  });
+
+  // A date without a snapshot of its own (a weekend, a holiday) shows the one in force on it.
+  useEffect(() => {
+    if (!date || history.loading || history.nodes.length === 0) return;
+    const snapped = snapshotDateFor(history.nodes.map((s) => s.date), date);
+    if (snapped && snapped !== date) navigate({ view: 'security', symbol, date: snapped });
+  }, [date, symbol, history]);
+
+  const security = main.data?.security ?? null;
+  const snapshot = security?.analysis ?? null;
+  const loading = main.loading || bars.loading || history.loading;
+  const errors = [...main.errors, ...bars.errors, ...history.errors];
+
+  return (
+    <section aria-labelledby="security-title" aria-busy={loading ? 'true' : 'false'} className="security">
+      <div className="security-head">
+        <h2 id="security-title">
+          {symbol}
+          {security && <span className="security-name"> {security.name}</span>}
+        </h2>
+        {security && (
+          <p className="security-meta">
+            {[security.sector, humanize(security.assetType), security.dataSource === 'SYNTHETIC' ? 'synthetic demo data' : 'imported data'].filter(Boolean).join(' · ')}
+          </p>
+        )}
+      </div>
+      <SecurityControls symbol={symbol} date={date} snapshotDates={history.nodes.map((s) => s.date)} shownDate={snapshot?.analysisDate ?? null} />
+      {loading && <p className="loading">Loading {symbol}…</p>}
+      <ErrorList errors={errors} />
+      {!token && (
+        <p className="signin-note" data-testid="signin-note">
+          Signed out: the platform answers only the demo symbol ({settings.demoSymbol}) and only its latest snapshot's public fields. Sign in to see the daily bars and the chart,
+          the stage history, snapshots of other dates and symbols, the stage detail and the signal's reasons.
+          {date && ` The date ${date} is ignored until you sign in.`}
+        </p>
+      )}
+      {!main.loading && main.data && !security && <p className="notice">No security named {symbol} is known.</p>}
+      {!main.loading && security && !snapshot && <p className="notice">{date ? `No snapshot of ${symbol} is stored for ${date}. Pick another date.` : `No snapshot of ${symbol} is stored.`}</p>}
+      <SecurityBody symbol={symbol} snapshot={snapshot} bars={bars} history={history} signedIn={token !== null} />
+    </section>
+  );
+}
+
+/** The symbol form and the snapshot date picker (bounded by the stored snapshots' dates when known). */
+function SecurityControls({ symbol, date, snapshotDates, shownDate }: { symbol: string; date: string | null; snapshotDates: string[]; shownDate: string | null }) {
+  const [typed, setTyped] = useState(symbol);
+  useEffect(() => setTyped(symbol), [symbol]);
+  const [picked, setPicked] = useState(date ?? shownDate ?? '');
+  useEffect(() => setPicked(date ?? shownDate ?? ''), [date, shownDate]);
+  const min = snapshotDates.length > 0 ? snapshotDates[0] : undefined;
+  const max = snapshotDates.length > 0 ? snapshotDates[snapshotDates.length - 1] : undefined;
+
+  const showSymbol = (e: FormEvent) => {
+    e.preventDefault();
+    const next = typed.trim().toUpperCase();
+    if (next) navigate({ view: 'security', symbol: next, date: null });
+  };
+  /** Goes to the stored snapshot in force on `value` (the latest on or before it). */
+  const showDate = (value: string) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return;
+    const target = snapshotDateFor(snapshotDates, value) ?? value;
+    if (target !== date) navigate({ view: 'security', symbol, date: target });
+  };
+  const inRange = (value: string) => (!min || value >= min) && (!max || value <= max);
+
+  return (
+    <div className="security-controls">
+      <form onSubmit={showSymbol} className="control" role="search" aria-label="Security">
+        <label htmlFor="symbol-input">Symbol</label>
+        <input id="symbol-input" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} size={8} />
+        <button type="submit">Show</button>
+      </form>
+      <form
+        className="control"
+        aria-label="Snapshot"
+        onSubmit={(e) => {
+          e.preventDefault();
+          showDate(picked);
+        }}
+      >
+        <label htmlFor="snapshot-date">Snapshot date</label>
+        <input
+          type="date"
+          id="snapshot-date"
+          value={picked}
+          min={min}
+          max={max}
+          aria-describedby="snapshot-date-hint"
+          onChange={(e) => {
+            setPicked(e.target.value);
+            // Typing a year passes through dates like 0002-…; only a date within the history navigates at once.
+            if (inRange(e.target.value) && snapshotDates.length > 0) showDate(e.target.value);
+          }}
+        />
+        <button type="submit">Go</button>
+        {date && (
+          <button type="button" className="secondary" onClick={() => navigate({ view: 'security', symbol, date: null })}>
+            Latest
+          </button>
+        )}
+        <span id="snapshot-date-hint" className="hint">
+          {min && max ? `Snapshots from ${min} to ${max}; a day without one shows the one before it.` : 'The latest snapshot is shown.'}
+        </span>
+      </form>
+    </div>
+  );
+}
+
+/** A pattern of the snapshot with what the chart and the list need. */
+interface ShownPattern {
+  key: string;
+  pattern: ConsolePatternFragment;
+  colour: string;
+  best: boolean;
+  chart: ChartPattern;
+}
+
+function patternsOf(snapshot: Snapshot | null): ShownPattern[] {
+  if (!snapshot) return [];
+  const best = snapshot.bestPattern;
+  const list = snapshot.detectedPatterns ?? (best ? [best] : []);
+  const same = (a: ConsolePatternFragment, b: ConsolePatternFragment | null) => b !== null && a.type === b.type && a.startDate === b.startDate && a.endDate === b.endDate;
+  return list.map((pattern, i) => {
+    const key = `${i}-${pattern.type}-${pattern.startDate ?? ''}`;
+    const colour = patternColour(i);
+    return {
+      key,
+      pattern,
+      colour,
+      best: same(pattern, best),
+      chart: { key, colour, title: humanize(pattern.type), geometry: patternGeometry(pattern.keyPoints), levels: patternLevels(pattern), labelled: true },
+    };
+  });
+}
+
+function SecurityBody({ symbol, snapshot, bars, history, signedIn }: { symbol: string; snapshot: Snapshot | null; bars: History<DailyBar>; history: History<StagePoint>; signedIn: boolean }) {
+  const patterns = useMemo(() => patternsOf(snapshot), [snapshot]);
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => setHidden(new Set()), [snapshot]);
+  const shownPatterns = useMemo(() => {
+    const shown = patterns.filter((p) => !hidden.has(p.key));
+    // Key point labels of many overlapping patterns would cover each other: with more than two shown, only the best one's are written.
+    return shown.map((p) => ({ ...p.chart, labelled: shown.length <= 2 || p.best }));
+  }, [patterns, hidden]);
+  const levels = useMemo(() => supportResistance(snapshot?.supportLevels, snapshot?.resistanceLevels), [snapshot]);
+  const ma10 = useMemo(() => weeklyMovingAverage(bars.nodes, 10), [bars.nodes]);
+  const ma30 = useMemo(() => weeklyMovingAverage(bars.nodes, 30), [bars.nodes]);
+  const barDates = useMemo(() => bars.nodes.map((b) => b.date), [bars.nodes]);
+  const bands = useMemo(() => stageBands(barDates, history.nodes), [barDates, history.nodes]);
+  const segments = useMemo(() => stageSegments(history.nodes), [history.nodes]);
+  const focus = useMemo(() => (snapshot ? { date: snapshot.analysisDate, range: visibleRange(barDates, snapshot.analysisDate) } : null), [snapshot, barDates]);
+  const shownStages = STAGES.filter((s) => bands.some((b) => b.stage === s));
+
+  const first = barDates[0];
+  const last = barDates[barDates.length - 1];
+  const chartLabel =
+    `${symbol} daily candlesticks with volume, ${first ?? ''} to ${last ?? ''}` +
+    (snapshot ? `; snapshot of ${snapshot.analysisDate}: ${humanize(snapshot.stage)}${snapshot.stageStrength ? ` (${humanize(snapshot.stageStrength).toLowerCase()})` : ''}` : '') +
+    `; ${shownPatterns.length} pattern${shownPatterns.length === 1 ? '' : 's'} and ${levels.length} support or resistance level${levels.length === 1 ? '' : 's'} drawn` +
+    (segments.length > 0 ? `; stage shading over ${segments.length} stage run${segments.length === 1 ? '' : 's'}` : '');
+
+  const toggle = (key: string) =>
+    setHidden((h) => {
+      const next = new Set(h);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+
+  return (
+    <div className="security-layout">
+      <div className="security-chart">
+        {bars.nodes.length > 0 ? (
+          <figure className="chart-figure">
+            <PriceChart bars={bars.nodes} ma10={ma10} ma30={ma30} bands={bands} patterns={shownPatterns} levels={levels} focus={focus} label={chartLabel} />
+            <figcaption className="chart-legend" aria-label="Chart legend">
+              <span className="legend-item">
+                <span className="swatch line" style={{ backgroundColor: CHART_COLOURS.ma10 }} aria-hidden="true" /> 10-week MA (weekly closes)
+              </span>
+              <span className="legend-item">
+                <span className="swatch line" style={{ backgroundColor: CHART_COLOURS.ma30 }} aria-hidden="true" /> 30-week MA (weekly closes)
+              </span>
+              <span className="legend-item">
+                <span className="swatch line dashed-support" aria-hidden="true" /> support
+              </span>
+              <span className="legend-item">
+                <span className="swatch line dashed-resistance" aria-hidden="true" /> resistance
+              </span>
+              {shownStages.map((s) => (
+                <span key={s} className="legend-item">
+                  <span className="swatch band" style={{ backgroundColor: STAGE_STYLE[s].swatch }} aria-hidden="true" /> {STAGE_STYLE[s].label} ({STAGE_STYLE[s].meaning})
+                </span>
+              ))}
+              {signedIn && !history.loading && history.nodes.length === 0 && <span className="legend-item">No stage history stored: no shading.</span>}
+              <span className="legend-item credit">
+                Charting by&nbsp;<a href="https://www.tradingview.com/" target="_blank" rel="noopener noreferrer">TradingView</a>&nbsp;Lightweight Charts
+              </span>
+            </figcaption>
+            {bars.truncated && <p className="notice">Only the first {BARS_PAGE * BARS_MAX_PAGES} bars are shown.</p>}
+            {history.truncated && <p className="notice">Only the first {SNAPSHOTS_PAGE * SNAPSHOTS_MAX_PAGES} snapshots are shaded.</p>}
+          </figure>
+        ) : (
+          <p className="chart-placeholder">
+            {signedIn ? (bars.loading ? 'Loading the daily bars…' : 'No daily bars to chart.') : 'The chart needs the daily bars, which only partners can read: sign in to see it.'}
+          </p>
+        )}
+      </div>
+      {snapshot && (
+        <aside className="security-side" aria-label="Snapshot">
+          <StagePanel snapshot={snapshot} signedIn={signedIn} />
+          <EvidencePanel snapshot={snapshot} />
+        </aside>
+      )}
+      {snapshot && (
+        <div className="security-lists">
+          <PatternList patterns={patterns} hidden={hidden} onToggle={toggle} charted={bars.nodes.length > 0} />
+          <Levels snapshot={snapshot} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The snapshot's patterns; those drawn on the chart (`charted`) each with a checkbox showing or hiding its overlay. */
+function PatternList({ patterns, hidden, onToggle, charted }: { patterns: ShownPattern[]; hidden: ReadonlySet<string>; onToggle(key: string): void; charted: boolean }) {
+  return (
+    <section className="panel" data-testid="pattern-list" aria-labelledby="patterns-title">
+      <h3 id="patterns-title">Detected patterns</h3>
+      {!charted && patterns.length > 0 && <p className="muted">Listed only: without the daily bars there is no chart to draw them on.</p>}
+      {patterns.length === 0 ? (
+        <p>No patterns detected in this snapshot.</p>
+      ) : (
+        <ul className="pattern-list">
+          {patterns.map(({ key, pattern, colour, best, chart }) => {
+            const id = `pattern-toggle-${key}`;
+            const drawn = charted && (chart.geometry.points.length > 0 || chart.levels.length > 0);
+            return (
+              <li key={key} data-testid={drawn ? 'pattern-overlay' : 'pattern-undrawn'} className="pattern">
+                <div className="pattern-head">
+                  {drawn && <input type="checkbox" id={id} checked={!hidden.has(key)} onChange={() => onToggle(key)} />}
+                  {drawn && <span className="swatch line thick" style={{ backgroundColor: colour }} aria-hidden="true" />}
+                  {drawn ? (
+                    <label htmlFor={id} className="pattern-name">
+                      {humanize(pattern.type)}
+                      {best && <span className="badge">best</span>}
+                      <span className="sr-only"> (show on the chart)</span>
+                    </label>
+                  ) : (
+                    <span className="pattern-name">
+                      {humanize(pattern.type)}
+                      {best && <span className="badge">best</span>}
+                    </span>
+                  )}
+                </div>
+                <dl className="facts">
+                  <dt>Status</dt>
+                  <dd>{humanize(pattern.status)}</dd>
+                  <dt>Direction</dt>
+                  <dd>{pattern.direction ?? '—'}</dd>
+                  <dt>Confidence</dt>
+                  <dd>
+                    {formatProbability(pattern.confidence)}
+                    {pattern.rawConfidence !== null && <span className="muted"> (detector score {pattern.rawConfidence.toFixed(2)})</span>}
+                  </dd>
+                  <dt>Target</dt>
+                  <dd>{formatPrice(pattern.priceTarget)}</dd>
+                  <dt>Breakout</dt>
+                  <dd>{formatPrice(pattern.breakoutLevel)}</dd>
+                  <dt>Invalidation</dt>
+                  <dd>{formatPrice(pattern.invalidationLevel)}</dd>
+                  <dt>Dates</dt>
+                  <dd>
+                    {pattern.startDate ?? '—'} to {pattern.endDate ?? '—'}
+                  </dd>
+                </dl>
+                {(pattern.keyPoints?.length ?? 0) > 0 && (
+                  <details>
+                    <summary>Key points ({pattern.keyPoints!.length})</summary>
+                    <ul className="key-points">
+                      {pattern.keyPoints!.map((kp, i) => (
+                        <li key={i}>
+                          {kp.label}: {kp.date ?? 'no date'} at {formatPrice(kp.price)}
+                        </li>
+                      ))}
+                    </ul>
+                  </details>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Levels({ snapshot }: { snapshot: Snapshot }) {
+  const levels = supportResistance(snapshot.supportLevels, snapshot.resistanceLevels);
+  const support = levels.filter((l) => l.kind === 'support');
+  const resistance = levels.filter((l) => l.kind === 'resistance');
+  const targets = snapshot.priceTargets ?? [];
+  return (
+    <section className="panel" data-testid="levels" aria-labelledby="levels-title">
+      <h3 id="levels-title">Support and resistance</h3>
+      <div className="levels">
+        <div>
+          <h4>Support</h4>
+          {support.length === 0 ? <p>None in this snapshot.</p> : <ul className="level-list">{support.map((l, i) => <li key={l.price}>S{i + 1}: {formatPrice(l.price)}</li>)}</ul>}
+        </div>
+        <div>
+          <h4>Resistance</h4>
+          {resistance.length === 0 ? <p>None in this snapshot.</p> : <ul className="level-list">{resistance.map((l, i) => <li key={l.price}>R{i + 1}: {formatPrice(l.price)}</li>)}</ul>}
+        </div>
+      </div>
+      {targets.length > 0 && (
+        <>
+          <h4>Price targets</h4>
+          <ul className="targets">
+            {targets.map((t, i) => (
+              <li key={i}>
+                {formatPrice(t.price)} ({t.direction ?? '—'}, {t.source ?? '—'}
+                {t.basis ? `: ${humanize(t.basis).toLowerCase()}` : ''}
+                {t.distancePercent !== null ? `, ${t.distancePercent > 0 ? '+' : ''}${t.distancePercent.toFixed(1)}% away` : ''})
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function StagePanel({ snapshot, signedIn }: { snapshot: Snapshot; signedIn: boolean }) {
+  const detail = snapshot.stageDetail;
+  const sata = snapshot.indicators?.sataScore ?? detail?.sataScore ?? null;
+  return (
+    <section className="panel" data-testid="stage-panel" aria-labelledby="stage-title">
+      <h3 id="stage-title">Stage and signal</h3>
+      <dl className="facts">
+        <dt>Snapshot date</dt>
+        <dd>{snapshot.analysisDate}</dd>
+        <dt>Stage</dt>
+        <dd data-testid="stage">
+          {humanize(snapshot.stage)}
+          {detail && ` (${detail.subStage}, ${detail.weeksInStage} week${detail.weeksInStage === 1 ? '' : 's'})`}
+        </dd>
+        <dt>Strength</dt>
+        <dd>{humanize(snapshot.stageStrength)}</dd>
+        <dt>SATA score</dt>
+        <dd>{sata === null ? NOT_MEASURED : `${sata} / 10`}</dd>
+        <dt>Price</dt>
+        <dd>{formatPrice(snapshot.price)}</dd>
+        <dt>10-week MA</dt>
+        <dd>{formatPrice(snapshot.indicators?.sma10w ?? detail?.ma10w)}</dd>
+        <dt>30-week MA</dt>
+        <dd>{formatPrice(snapshot.indicators?.sma30w ?? detail?.ma30w)}</dd>
+        <dt>Signal</dt>
+        <dd data-testid="signal">
+          {snapshot.signal ?? '—'}
+          {snapshot.signal && <span className="muted"> (chance right: {formatProbability(snapshot.confidence)})</span>}
+        </dd>
+        {snapshot.enhancedSignal && (
+          <>
+            <dt>Enhanced signal</dt>
+            <dd>
+              {snapshot.enhancedSignal.signal} <span className="muted">(score {snapshot.enhancedSignal.score.toFixed(2)}, chance right: {formatProbability(snapshot.enhancedSignal.confidence)})</span>
+            </dd>
+          </>
+        )}
+      </dl>
+      <h4>Why this signal</h4>
+      {snapshot.signalReasons ? (
+        snapshot.signalReasons.length > 0 ? (
+          <ul className="reasons">{snapshot.signalReasons.map((r, i) => <li key={i}>{r}</li>)}</ul>
+        ) : (
+          <p>No reasons given.</p>
+        )
+      ) : (
+        <p className="muted">{signedIn ? 'Not in this snapshot.' : 'The reasons are for partners: sign in to see them.'}</p>
+      )}
+    </section>
+  );
+}
+
+const EVIDENCE_OUTPUTS: Array<{ key: 'stage' | 'signal' | 'sataBucket' | 'bestPattern'; title: string }> = [
+  { key: 'stage', title: 'Stage' },
+  { key: 'signal', title: 'Signal' },
+  { key: 'sataBucket', title: 'SATA bucket' },
+  { key: 'bestPattern', title: 'Best pattern' },
+];
+
+function EvidencePanel({ snapshot }: { snapshot: Snapshot }) {
+  const evidence = snapshot.evidence;
+  return (
+    <section className="panel" data-testid="evidence-panel" aria-labelledby="evidence-title">
+      <h3 id="evidence-title">Measured evidence</h3>
+      {!evidence ? (
+        <p>{NOT_MEASURED}: the answer carried no evidence for this snapshot.</p>
+      ) : evidence.status !== 'MEASURED' ? (
+        <p data-testid="evidence-status">
+          {humanize(evidence.status)}: {evidence.reason ?? 'no reason given'}
+        </p>
+      ) : (
+        <>
+          <p className="muted">
+            Out-of-sample record as of {evidence.asOf ?? '—'}
+            {evidence.universe && `, ${evidence.universe.symbols} symbols from ${evidence.universe.firstDate}, excess over the ${evidence.universe.benchmark} universe`}.
+          </p>
+          {EVIDENCE_OUTPUTS.map(({ key, title }) => (
+            <StateRecord key={key} title={title} record={evidence[key]} />
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+function StateRecord({ title, record }: { title: string; record: ConsoleStateEvidenceFragment | null }) {
+  if (!record) {
+    return (
+      <div className="state-record">
+        <h4>{title}</h4>
+        <p className="muted">{NOT_MEASURED} (this snapshot has no {title.toLowerCase()})</p>
+      </div>
+    );
+  }
+  const tf = record.targetFirst;
+  return (
+    <div className="state-record">
+      <h4>
+        {title}: <span className="state">{record.state}</span>
+      </h4>
+      <dl className="facts">
+        <dt>Outcomes</dt>
+        <dd>
+          n = {record.n} on {record.dates} date{record.dates === 1 ? '' : 's'}
+        </dd>
+        <dt>Hit rate</dt>
+        <dd>{formatEstimate(record.hitRate)}</dd>
+        <dt>Mean excess 20d</dt>
+        <dd>{formatEstimate(record.meanExcess20d, true)}</dd>
+        <dt>Mean excess 60d</dt>
+        <dd>{formatEstimate(record.meanExcess60d, true)}</dd>
+        {tf && (
+          <>
+            <dt>Target first</dt>
+            <dd>
+              {formatEstimate(tf)} <span className="muted">(n = {tf.n}{tf.placebo !== null ? `, placebo ${formatFraction(tf.placebo)}` : ''})</span>
+            </dd>
+          </>
+        )}
+      </dl>
+    </div>
+  );
 }
