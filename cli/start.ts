@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../s
 import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
 import { startPlatform, type RunningPlatform } from './platform.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
+import { signsDevIdTokens } from '../subgraphs/platform/dev-secret.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -76,6 +77,9 @@ async function main(): Promise<void> {
   for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
   if (origins.includes('gateway')) console.log(`  supergraph ${config.gateway.supergraphPath ?? 'schema/supergraph.graphql'} (reloaded when it changes)`);
+  if (origins.includes('gateway') && config.gateway.console) {
+    console.log(`  web console ${platform.urls.gateway}/console${signsDevIdTokens(config) ? ' ("Sign in as the demo partner" mints a development token)' : ''}`);
+  }
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
 }
 

@@ -2,7 +2,8 @@
  * `npm start` as a user runs it (the built dist/cli/start.js in a child process): all four origins
  * come up on the embedded store with the demo market, Ctrl-C stops them cleanly, and a restart on
  * the same data directory keeps everything (no second demo load). One origin can start alone. The
- * first start also creates the demo book, on which cash hunt has ideas right away.
+ * first start also creates the demo book, on which cash hunt has ideas right away, and the gateway
+ * serves the web console's page and bundle.
  * `npm test` builds dist/ first (schema:check). The children come from test/helpers/child.ts: each in
  * its own process group, killed with it however a test ends, every wait scaled to the machine.
  */
@@ -45,6 +46,17 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
     body: JSON.stringify({ query: '{ security(symbol: "ACME") { name } huntModes { mode } }' }),
   });
   expect(viaGateway.body).toEqual({ data: { security: { name: 'Acme Synthetic Corp' }, huntModes: [{ mode: 'GENERAL' }, { mode: 'REPLACE' }, { mode: 'INTEREST' }] } });
+  // The web console: the page and the bundle the build made, served by the gateway (Chromium drives it in browser-console.test.ts).
+  expect(first.output()).toContain(`web console ${first.urls.gateway}/console ("Sign in as the demo partner"`);
+  const consolePage = await fetch(`${first.urls.gateway}/console`);
+  expect(consolePage.status).toBe(200);
+  const html = await consolePage.text();
+  expect(html).toContain('id="console"');
+  const script = /<script src="([^"]+console\.js)">/.exec(html)?.[1];
+  expect(script).toBeDefined();
+  const bundle = await fetch(`${first.urls.gateway}${script}`);
+  expect(bundle.status).toBe(200);
+  expect((await bundle.text()).length).toBeGreaterThan(100_000);
 
   first.signal('SIGINT');
   expect(await first.waitForExit()).toBe(0);
