@@ -240,7 +240,7 @@ export type ConsoleRebalancePreviewMutation = { rebalancePortfolio: { portfolioI
 export type ConsoleOptimizerSetupQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsoleOptimizerSetupQuery = { allocationStrategies: Array<{ name: AllocationStrategy, description: string, parameters: Array<string> }>, allocationLimits: { minTotalCapital: number, defaultRiskSettings: { maxRiskPerTrade: number, maxPortfolioRisk: number, maxPositionSize: number, maxPositions: number, allocationStrategy: AllocationStrategy, softmaxTemperature: number | null, rewardMultiplier: number | null, halfKelly: boolean | null, stageWeights: { stage1: number | null, stage2: number | null, stage3: number | null, stage4: number | null } | null } } };
+export type ConsoleOptimizerSetupQuery = { allocationStrategies: Array<{ name: AllocationStrategy, description: string, parameters: Array<string> }>, allocationLimits: { minTotalCapital: number, defaultCurrency: string, constraintPackSchemaVersion: string, defaultRiskSettings: { maxRiskPerTrade: number, maxPortfolioRisk: number, maxPositionSize: number, maxPositions: number, allocationStrategy: AllocationStrategy, softmaxTemperature: number | null, rewardMultiplier: number | null, halfKelly: boolean | null, stageWeights: { stage1: number | null, stage2: number | null, stage3: number | null, stage4: number | null } | null }, strategyParameterDefaults: { softmaxTemperature: number, rewardMultiplier: number, halfKelly: boolean, stageWeights: { stage1: number | null, stage2: number | null, stage3: number | null, stage4: number | null } }, demoRequest: { name: string, totalCapital: number, riskSettings: { maxRiskPerTrade: number, maxPortfolioRisk: number, maxPositionSize: number, maxPositions: number, allocationStrategy: AllocationStrategy, softmaxTemperature: number | null, rewardMultiplier: number | null, halfKelly: boolean | null, stageWeights: { stage1: number | null, stage2: number | null, stage3: number | null, stage4: number | null } | null } } } };
 
 export type ConsoleRiskSettingsFragment = { maxRiskPerTrade: number, maxPortfolioRisk: number, maxPositionSize: number, maxPositions: number, allocationStrategy: AllocationStrategy, softmaxTemperature: number | null, rewardMultiplier: number | null, halfKelly: boolean | null, stageWeights: { stage1: number | null, stage2: number | null, stage3: number | null, stage4: number | null } | null };
 
@@ -699,6 +699,26 @@ export const ConsoleOptimizerSetupDocument = new TypedDocumentString(`
     defaultRiskSettings {
       ...ConsoleRiskSettings
     }
+    strategyParameterDefaults {
+      softmaxTemperature
+      rewardMultiplier
+      halfKelly
+      stageWeights {
+        stage1
+        stage2
+        stage3
+        stage4
+      }
+    }
+    defaultCurrency
+    constraintPackSchemaVersion
+    demoRequest {
+      name
+      totalCapital
+      riskSettings {
+        ...ConsoleRiskSettings
+      }
+    }
   }
 }
     fragment ConsoleRiskSettings on RiskSettingsType {
@@ -716,7 +736,7 @@ export const ConsoleOptimizerSetupDocument = new TypedDocumentString(`
     stage4
   }
   halfKelly
-}`, {"hash":"sha256:bcac1db0b65642d572e4a39e4ead5592e2e6c02f9cdac2cdddad1eabf2476616"}) as unknown as TypedDocumentString<ConsoleOptimizerSetupQuery, ConsoleOptimizerSetupQueryVariables>;
+}`, {"hash":"sha256:9b33c1453a6e015206e6ef7d6dc26c2ac26962e0da69d98fb3a4bdb4a883c45d"}) as unknown as TypedDocumentString<ConsoleOptimizerSetupQuery, ConsoleOptimizerSetupQueryVariables>;
 export const ConsoleOptimizeDocument = new TypedDocumentString(`
     mutation ConsoleOptimize($input: PortfolioRequestInput!, $idempotencyKey: String, $withSecurity: Boolean!) {
   optimizePortfolio(input: $input, idempotencyKey: $idempotencyKey) {

@@ -6,6 +6,9 @@
  * otherwise). Through the real gateway, a position joins its latest analysis.
  */
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { DEFAULT_CURRENCY } from '../../subgraphs/allocation/dto.js';
+import { DEFAULT_HALF_KELLY, DEFAULT_REWARD_MULTIPLIER, DEFAULT_SOFTMAX_TEMPERATURE, DEFAULT_STAGE_WEIGHTS } from '../../subgraphs/allocation/engine/strategies.js';
+import { CONSTRAINT_PACK_SCHEMA_VERSION } from '../../subgraphs/allocation/engine/types.js';
 import { DEMO_OPTIMIZE_BODY } from '../../subgraphs/allocation/service.js';
 import { latestSnapshot } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
@@ -69,6 +72,53 @@ const demoInput = {
 };
 
 const portfolioCount = async () => (await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM portfolios'))[0].n;
+
+/** A JSON value with every object key in camelCase (`total_capital` -> `totalCapital`), null fields left out. */
+function camelJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelJson);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camelJson(v)]),
+  );
+}
+
+describe('allocationLimits: the defaults a client shows, from the server\'s own constants', () => {
+  const LIMITS = `{ allocationLimits {
+    defaultCurrency constraintPackSchemaVersion
+    strategyParameterDefaults { softmaxTemperature rewardMultiplier halfKelly stageWeights { stage1 stage2 stage3 stage4 } }
+    demoRequest { name totalCapital riskSettings { maxRiskPerTrade maxPortfolioRisk maxPositionSize maxPositions allocationStrategy softmaxTemperature rewardMultiplier halfKelly stageWeights { stage1 stage2 stage3 stage4 } } }
+  } }`;
+  type Limits = { strategyParameterDefaults: Json; defaultCurrency: string; constraintPackSchemaVersion: string; demoRequest: Json };
+
+  it("answers the engine's strategy-parameter defaults, the request contract's currency and the constraint pack's version", async () => {
+    const res = await graphql<{ allocationLimits: Limits }>(gateway(), LIMITS);
+    expect(res.body.errors).toBeUndefined();
+    const limits = res.body.data!.allocationLimits;
+    expect(limits.strategyParameterDefaults).toEqual({
+      softmaxTemperature: DEFAULT_SOFTMAX_TEMPERATURE,
+      rewardMultiplier: DEFAULT_REWARD_MULTIPLIER,
+      halfKelly: DEFAULT_HALF_KELLY,
+      stageWeights: { stage1: DEFAULT_STAGE_WEIGHTS['STAGE 1'], stage2: DEFAULT_STAGE_WEIGHTS['STAGE 2'], stage3: DEFAULT_STAGE_WEIGHTS['STAGE 3'], stage4: DEFAULT_STAGE_WEIGHTS['STAGE 4'] },
+    });
+    expect(limits.defaultCurrency).toBe(DEFAULT_CURRENCY);
+    expect(limits.constraintPackSchemaVersion).toBe(CONSTRAINT_PACK_SCHEMA_VERSION);
+  });
+
+  it('answers the demo request as the REST demo body in GraphQL naming, and the graph accepts it without a token', async () => {
+    const rest = await request<Json>(`${platform.urls.allocation}/api/v1/demo/optimize-body`);
+    expect(rest.status).toBe(200);
+    const res = await graphql<{ allocationLimits: Limits }>(gateway(), LIMITS);
+    const demoRequest = camelJson(res.body.data!.allocationLimits.demoRequest);
+    expect(demoRequest).toEqual(camelJson(rest.body));
+    expect(demoRequest).toEqual(demoInput);
+
+    const optimized = await graphql<{ optimizePortfolio: Json }>(gateway(), 'mutation($input: PortfolioRequestInput!) { optimizePortfolio(input: $input) { id } }', { input: demoRequest });
+    expect(optimized.body.errors).toBeUndefined();
+    expect(optimized.body.data!.optimizePortfolio.id).toMatch(/^demo-/);
+  });
+});
 
 describe('optimizePortfolio', () => {
   it('gives partners the full book, stored, equal to the REST read of the same portfolio', async () => {

@@ -6,7 +6,7 @@
  */
 import type { AllocationStrategy, ConstraintPackInput, InvestorProfileInput, PolicyExplanationInput, PortfolioRequestInput, RiskSettingsInput, SuggestedPresetInput } from '../../generated/graphql.js';
 import { CONTROL_PATHS, controlForField, type ErrorDetail } from './fields.js';
-import { CONSTRAINT_PACK_SCHEMA_VERSION, DEMO_INPUT, INVESTOR_PROFILE_SCHEMA_VERSION, STAGE_KEYS, type StageKey } from './defaults.js';
+import { INVESTOR_PROFILE_SCHEMA_VERSION, STAGE_KEYS, stageWeightsByKey, type AllocationLimitsAnswer, type StageKey } from './defaults.js';
 
 /** One editable row of a map (sector -> cap, symbol -> fraction, quiz key -> answer). */
 export interface MapRow {
@@ -63,15 +63,18 @@ export interface OptimizerForm {
 
 const noStages = (): Record<StageKey, string> => ({ 'STAGE 1': '', 'STAGE 2': '', 'STAGE 3': '', 'STAGE 4': '' });
 
-/** A blank form: only the schema versions are filled (they are required once their object is sent). */
-export function emptyForm(): OptimizerForm {
+/**
+ * A blank form: only the schema versions are filled (they are required once their object is sent); the
+ * constraint pack's is the graph's current one ('' until the graph has answered).
+ */
+export function emptyForm(constraintPackSchemaVersion: string): OptimizerForm {
   return {
     name: '',
     description: '',
     totalCapital: '',
     currency: '',
     riskSettings: { maxRiskPerTrade: '', maxPortfolioRisk: '', maxPositionSize: '', maxPositions: '', allocationStrategy: '', softmaxTemperature: '', rewardMultiplier: '', stageWeights: noStages(), halfKelly: '' },
-    constraintPack: { schemaVersion: CONSTRAINT_PACK_SCHEMA_VERSION, maxPortfolioTurnoverAnnual: '', volTargetAnnual: '', sectorCaps: [], covarianceModel: '' },
+    constraintPack: { schemaVersion: constraintPackSchemaVersion, maxPortfolioTurnoverAnnual: '', volTargetAnnual: '', sectorCaps: [], covarianceModel: '' },
     priorBookWeights: [],
     riskQuizAnswers: [],
     suggestedPreset: { key: '', description: '' },
@@ -80,23 +83,47 @@ export function emptyForm(): OptimizerForm {
   };
 }
 
-/** The form holding exactly the demo input (the only one the server accepts without a token). */
-export function demoForm(): OptimizerForm {
-  const form = emptyForm();
-  const r = DEMO_INPUT.riskSettings;
+/** The limits a form is built from: the pack's version and the demo request. */
+export type FormLimits = Pick<AllocationLimitsAnswer, 'constraintPackSchemaVersion' | 'demoRequest'>;
+
+/** The text of a value the graph gave ('' for none, so the field is left out). */
+const textOf = (v: number | string | null | undefined): string => (v === null || v === undefined ? '' : String(v));
+
+/**
+ * The form holding exactly the graph's demo request (the only input the server accepts without a token);
+ * its null risk settings are not part of it, so their fields stay empty.
+ */
+export function demoForm(limits: FormLimits): OptimizerForm {
+  const form = emptyForm(limits.constraintPackSchemaVersion);
+  const demo = limits.demoRequest;
+  const r = demo.riskSettings;
+  const stages = stageWeightsByKey(r.stageWeights);
   return {
     ...form,
-    name: DEMO_INPUT.name,
-    totalCapital: String(DEMO_INPUT.totalCapital),
+    name: demo.name,
+    totalCapital: textOf(demo.totalCapital),
     riskSettings: {
-      ...form.riskSettings,
-      maxRiskPerTrade: String(r.maxRiskPerTrade),
-      maxPortfolioRisk: String(r.maxPortfolioRisk),
-      maxPositionSize: String(r.maxPositionSize),
-      maxPositions: String(r.maxPositions),
+      maxRiskPerTrade: textOf(r.maxRiskPerTrade),
+      maxPortfolioRisk: textOf(r.maxPortfolioRisk),
+      maxPositionSize: textOf(r.maxPositionSize),
+      maxPositions: textOf(r.maxPositions),
       allocationStrategy: r.allocationStrategy,
+      softmaxTemperature: textOf(r.softmaxTemperature),
+      rewardMultiplier: textOf(r.rewardMultiplier),
+      stageWeights: Object.fromEntries(STAGE_KEYS.map((k) => [k, textOf(stages[k])])) as Record<StageKey, string>,
+      halfKelly: r.halfKelly === null ? '' : r.halfKelly ? 'true' : 'false',
     },
   };
+}
+
+/**
+ * The form once the graph's limits arrive: a form still blank becomes the demo request (the form opens
+ * with it); an edited one is kept, with the constraint pack's version filled if it had none yet.
+ */
+export function withLimits(form: OptimizerForm, limits: FormLimits): OptimizerForm {
+  if (JSON.stringify(form) === JSON.stringify(emptyForm(''))) return demoForm(limits);
+  if (form.constraintPack.schemaVersion !== '') return form;
+  return { ...form, constraintPack: { ...form.constraintPack, schemaVersion: limits.constraintPackSchemaVersion } };
 }
 
 /** What the form stands for: the input, and the fields whose text is not of the type the input needs. */

@@ -11,7 +11,7 @@ import { useSession } from '../session';
 import { ConsoleOptimizeDocument, ConsoleOptimizerSetupDocument, type AllocationStrategy, type ConsoleOptimizeMutation, type ConsoleOptimizerSetupQuery } from '../../generated/graphql';
 import { resolveDefaults, STAGE_KEYS, strategiesUsing, type FormDefaults } from '../optimizer/defaults';
 import { controlId, detailsOf, LABELS, problemId, problemsByControl, type ControlPath, type ControlProblems } from '../optimizer/fields';
-import { demoForm, emptyForm, toRequestInput, type MapRow, type OptimizerForm } from '../optimizer/form';
+import { demoForm, emptyForm, toRequestInput, withLimits, type FormLimits, type MapRow, type OptimizerForm } from '../optimizer/form';
 import { barWidths, formatFraction, formatMoney, formatPrice } from '../optimizer/format';
 import { groupBindingNotes } from '../optimizer/notes';
 import './optimizer.css';
@@ -27,7 +27,8 @@ export function OptimizerView() {
   const session = useSession();
   const { token } = session;
   const endpoint = session.settings.endpoint;
-  const [form, setForm] = useState<OptimizerForm>(demoForm);
+  // Blank until the graph's limits arrive; then the demo request (withLimits).
+  const [form, setForm] = useState<OptimizerForm>(() => emptyForm(''));
   const [setup, setSetup] = useState<ConsoleOptimizerSetupQuery | null>(null);
   const [setupErrors, setSetupErrors] = useState<ConsoleError[]>([]);
   const [loadingSetup, setLoadingSetup] = useState(true);
@@ -45,6 +46,8 @@ export function OptimizerView() {
       if (!live) return;
       setSetup(answer.data);
       setSetupErrors(answer.errors);
+      const limits = answer.data?.allocationLimits;
+      if (limits) setForm((f) => withLimits(f, limits));
       setLoadingSetup(false);
     });
     return () => {
@@ -52,7 +55,8 @@ export function OptimizerView() {
     };
   }, [token, endpoint]);
 
-  const defaults = useMemo(() => resolveDefaults(setup?.allocationLimits ?? null), [setup]);
+  const limits = setup?.allocationLimits ?? null;
+  const defaults = useMemo(() => resolveDefaults(limits), [limits]);
   const strategies = setup?.allocationStrategies ?? [];
   const problems: Problems = useMemo(() => problemsByControl(errors.flatMap(detailsOf)), [errors]);
 
@@ -92,7 +96,7 @@ export function OptimizerView() {
         </p>
       )}
       <ErrorList errors={setupErrors} />
-      <OptimizerFormView form={form} setForm={setForm} defaults={defaults} strategies={strategies} problems={problems} busy={optimizing} advancedOpen={advancedOpen} setAdvancedOpen={setAdvancedOpen} onSubmit={(e) => void optimize(e)} />
+      <OptimizerFormView form={form} setForm={setForm} defaults={defaults} limits={limits} strategies={strategies} problems={problems} busy={busy} advancedOpen={advancedOpen} setAdvancedOpen={setAdvancedOpen} onSubmit={(e) => void optimize(e)} />
       {optimizing && <p aria-live="polite">Optimizing…</p>}
       <ErrorList errors={errors} />
       {book && <BookResult book={book} />}
@@ -104,6 +108,8 @@ interface FormProps {
   form: OptimizerForm;
   setForm: (update: (form: OptimizerForm) => OptimizerForm) => void;
   defaults: FormDefaults;
+  /** The graph's limits (the demo request, the pack's version); null until it answers. */
+  limits: FormLimits | null;
   strategies: Strategy[];
   problems: Problems;
   busy: boolean;
@@ -153,10 +159,11 @@ function Field({ path, hint, problems, children }: { path: ControlPath; hint?: R
 }
 
 const show = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
-/** "Default X" for a default the graph (or the server constants) gave, else a note that there is none to show. */
+/** "Default X" for a default the graph gave, else a note that there is none to show. */
 const defaultText = (v: number | string | boolean | null): string => (v === null ? 'Server default' : `Default ${String(v)}`);
+const yesNo = (v: boolean | null): string | null => (v === null ? null : v ? 'yes' : 'no');
 
-function OptimizerFormView({ form, setForm, defaults, strategies, problems, busy, advancedOpen, setAdvancedOpen, onSubmit }: FormProps) {
+function OptimizerFormView({ form, setForm, defaults, limits, strategies, problems, busy, advancedOpen, setAdvancedOpen, onSubmit }: FormProps) {
   const r = form.riskSettings;
   const c = form.constraintPack;
   const setRisk = (patch: Partial<OptimizerForm['riskSettings']>) => setForm((f) => ({ ...f, riskSettings: { ...f.riskSettings, ...patch } }));
@@ -196,7 +203,7 @@ function OptimizerFormView({ form, setForm, defaults, strategies, problems, busy
           mode: 'decimal',
           hint: defaults.minTotalCapital === null ? 'Required' : `Required, at least ${defaults.minTotalCapital}`,
         })}
-        {text('currency', form.currency, (currency) => setForm((f) => ({ ...f, currency: currency.toUpperCase() })), { placeholder: defaults.currency, hint: `Default ${defaults.currency}` })}
+        {text('currency', form.currency, (currency) => setForm((f) => ({ ...f, currency: currency.toUpperCase() })), { placeholder: defaults.currency ?? undefined, hint: defaultText(defaults.currency) })}
       </fieldset>
 
       <fieldset className="opt-group" id={controlId('riskSettings')} aria-describedby={problems.has('riskSettings') ? problemId('riskSettings') : undefined}>
@@ -220,19 +227,19 @@ function OptimizerFormView({ form, setForm, defaults, strategies, problems, busy
         </Field>
         {text('riskSettings.softmaxTemperature', r.softmaxTemperature, (v) => setRisk({ softmaxTemperature: v }), {
           mode: 'decimal',
-          placeholder: String(defaults.softmaxTemperature),
-          hint: `Default ${defaults.softmaxTemperature}${usedBy('softmaxTemperature')}`,
+          placeholder: show(defaults.softmaxTemperature),
+          hint: `${defaultText(defaults.softmaxTemperature)}${usedBy('softmaxTemperature')}`,
         })}
         {text('riskSettings.rewardMultiplier', r.rewardMultiplier, (v) => setRisk({ rewardMultiplier: v }), {
           mode: 'decimal',
-          placeholder: String(defaults.rewardMultiplier),
-          hint: `Default ${defaults.rewardMultiplier}${usedBy('rewardMultiplier')}`,
+          placeholder: show(defaults.rewardMultiplier),
+          hint: `${defaultText(defaults.rewardMultiplier)}${usedBy('rewardMultiplier')}`,
         })}
-        <StageWeights form={form} setRisk={setRisk} defaults={defaults} problems={problems} hint={`Defaults ${STAGE_KEYS.map((s) => `${s}: ${defaults.stageWeights[s]}`).join(', ')}${usedBy('stageWeights')}`} />
-        <Field path="riskSettings.halfKelly" problems={problems} hint={`Default ${defaults.halfKelly ? 'yes' : 'no'}${usedBy('halfKelly')}`}>
+        <StageWeights form={form} setRisk={setRisk} defaults={defaults} problems={problems} hint={`${STAGE_KEYS.some((s) => defaults.stageWeights[s] === null) ? 'Server defaults' : `Defaults ${STAGE_KEYS.map((s) => `${s}: ${defaults.stageWeights[s]}`).join(', ')}`}${usedBy('stageWeights')}`} />
+        <Field path="riskSettings.halfKelly" problems={problems} hint={`${defaultText(yesNo(defaults.halfKelly))}${usedBy('halfKelly')}`}>
           {(attrs) => (
             <select {...attrs} value={r.halfKelly} onChange={(e) => setRisk({ halfKelly: e.target.value as '' | 'true' | 'false' })}>
-              <option value="">Server default ({defaults.halfKelly ? 'yes' : 'no'})</option>
+              <option value="">Server default{defaults.halfKelly === null ? '' : ` (${yesNo(defaults.halfKelly)})`}</option>
               <option value="true">Yes: half the Kelly fraction</option>
               <option value="false">No: the full Kelly fraction</option>
             </select>
@@ -291,10 +298,10 @@ function OptimizerFormView({ form, setForm, defaults, strategies, problems, busy
         <button type="submit" disabled={busy}>
           Optimize
         </button>
-        <button type="button" className="secondary" onClick={() => setForm(demoForm)}>
+        <button type="button" className="secondary" disabled={!limits} onClick={() => limits && setForm(() => demoForm(limits))}>
           Demo input
         </button>
-        <button type="button" className="secondary" onClick={() => setForm(emptyForm)}>
+        <button type="button" className="secondary" onClick={() => setForm(() => emptyForm(limits?.constraintPackSchemaVersion ?? ''))}>
           Clear
         </button>
       </div>
@@ -322,7 +329,7 @@ function StageWeights({ form, setRisk, defaults, problems, hint }: { form: Optim
                 type="text"
                 inputMode="decimal"
                 autoComplete="off"
-                placeholder={String(defaults.stageWeights[stage])}
+                placeholder={show(defaults.stageWeights[stage])}
                 value={form.riskSettings.stageWeights[stage]}
                 onChange={(e) => setRisk({ stageWeights: { ...form.riskSettings.stageWeights, [stage]: e.target.value } })}
               />

@@ -19,6 +19,7 @@ import { DateScalar } from '../../platform/graphql-types.js';
 import type { Assert, Same } from '../../platform/type-checks.js';
 import {
   bodyOfCreatePortfolioInput,
+  DEFAULT_CURRENCY,
   bodyOfRebalanceInput,
   bodyOfTradeInput,
   CreatePortfolioInput,
@@ -30,11 +31,12 @@ import {
 import { TRADES_PAGE, type BookHolding, type BookResponse, type RebalanceOrder, type RebalanceResponse, type RebalanceTarget, type TradePage, type TradeRecord } from '../book-types.js';
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
-import type { ConstraintPack, OptimizerDiagnostics, PortfolioAllocation } from '../engine/types.js';
+import { DEFAULT_HALF_KELLY, DEFAULT_REWARD_MULTIPLIER, DEFAULT_SOFTMAX_TEMPERATURE, DEFAULT_STAGE_WEIGHTS } from '../engine/strategies.js';
+import { CONSTRAINT_PACK_SCHEMA_VERSION, type ConstraintPack, type OptimizerDiagnostics, type PortfolioAllocation } from '../engine/types.js';
 import type { StageNumber } from '../../analysis/engine/document.js';
 import type { VolatilityStopLossLevelsType } from '../../analysis/graphql/shared-types.js';
 import type { PortfolioService } from '../portfolios.js';
-import type { AllocationService, PortfolioResponse } from '../service.js';
+import { DEMO_OPTIMIZE_BODY, type AllocationService, type PortfolioResponse } from '../service.js';
 import { HoldingType, RebalanceOrderType, RebalanceTargetType, RebalanceType, TradePageType, TradeResultType, TradeType } from './book-types.js';
 import { AllocationStrategyEnum } from './enums.js';
 import {
@@ -45,7 +47,7 @@ import {
   PortfolioConnection,
   PortfolioType,
   RiskSettingsType,
-  type StageWeightsType,
+  StageWeightsType,
 } from './types.js';
 
 export { AllocationStrategyEnum };
@@ -62,13 +64,58 @@ export class AllocationStrategyInfo {
   parameters!: string[];
 }
 
-@ObjectType({ description: 'Limits of the optimize operation' })
+@ObjectType({
+  description:
+    "The value each strategy parameter of riskSettings takes when a request leaves it out, for the strategies that read it (allocationStrategies.parameters); defaultRiskSettings answers null for these because the optimizer fills them per strategy",
+})
+export class StrategyParameterDefaults {
+  @Field(() => Float, { description: 'Softmax temperature of CONFIDENCE_WEIGHTED and HYBRID_WEIGHTED' })
+  softmaxTemperature!: number;
+
+  @Field(() => Float, { description: 'KELLY_CRITERION: multiplier on the reward-to-risk ratio' })
+  rewardMultiplier!: number;
+
+  @Field(() => StageWeightsType, { description: 'Factor of each stage (STAGE_WEIGHTED, HYBRID_WEIGHTED); a stage a request leaves out takes its factor here' })
+  stageWeights!: StageWeightsType;
+
+  @Field(() => Boolean, { description: 'KELLY_CRITERION: whether the Kelly fraction is halved' })
+  halfKelly!: boolean;
+}
+
+@ObjectType({
+  description:
+    'The one request a caller without a token may send to optimizePortfolio (REST GET /api/v1/demo/optimize-body), in the field names of PortfolioRequestInput: send it as that input, leaving out the riskSettings fields that are null here',
+})
+export class DemoPortfolioRequest {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Float)
+  totalCapital!: number;
+
+  @Field(() => RiskSettingsType, { description: 'The demo risk settings; null: not part of the demo request' })
+  riskSettings!: RiskSettingsType;
+}
+
+@ObjectType({ description: 'Limits of the optimize operation, and the defaults a request that leaves a field out gets' })
 export class AllocationLimits {
   @Field(() => Float)
   minTotalCapital!: number;
 
   @Field(() => RiskSettingsType)
   defaultRiskSettings!: RiskSettingsType;
+
+  @Field(() => StrategyParameterDefaults, { description: 'The values of the strategy parameters, which defaultRiskSettings answers null for' })
+  strategyParameterDefaults!: StrategyParameterDefaults;
+
+  @Field(() => String, { description: 'ISO 4217 currency of a request that names none' })
+  defaultCurrency!: string;
+
+  @Field(() => String, { description: 'The current constraintPack schemaVersion, the one a request should send' })
+  constraintPackSchemaVersion!: string;
+
+  @Field(() => DemoPortfolioRequest, { description: 'The demo request (the only one accepted without a token)' })
+  demoRequest!: DemoPortfolioRequest;
 }
 
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
@@ -105,6 +152,17 @@ export type OutputTypesMatchDomain = [
   // Every field of the book is a field of Portfolio: the older ones, or the lazily resolved BOOK_FIELDS.
   Assert<Same<keyof CamelShape<BookResponse>, Exclude<keyof PortfolioType, PortfolioOnly> | BookField | 'portfolioId'>>,
 ];
+/** The risk settings a strategy fills when a request leaves them out (null in the settings until then). */
+type StrategyParameterKey = { [K in keyof RiskSettings]: null extends RiskSettings[K] ? K : never }[keyof RiskSettings];
+
+// The limits' defaults against the engine: one field per strategy parameter, and the demo request with
+// exactly the demo body's fields (risk settings among RiskSettings'), so either side changing alone fails `tsc`.
+export type LimitsMatchEngine = [
+  Assert<Same<keyof CamelShape<Pick<RiskSettings, StrategyParameterKey>>, keyof StrategyParameterDefaults>>,
+  Assert<Same<keyof CamelShape<typeof DEMO_OPTIMIZE_BODY>, keyof DemoPortfolioRequest>>,
+  Assert<keyof typeof DEMO_OPTIMIZE_BODY.risk_settings extends keyof RiskSettings ? true : false>,
+];
+
 /** Rebalance fields whose types are objects of their own (checked one by one above). */
 type RebalanceNested = 'orders' | 'target' | 'trades' | 'riskSettings' | 'constraintPack' | 'optimizerDiagnostics';
 /** Fields of Portfolio that are the stored optimize result's, not the book's. */
@@ -120,6 +178,21 @@ const toStageWeightsType = (w: Record<string, number>): StageWeightsType => ({
 });
 
 const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({ ...asOutputType(s), stageWeights: s.stage_weights && toStageWeightsType(s.stage_weights) });
+
+/** The engine's strategy-parameter defaults (strategies.ts), as the graph answers them. */
+const STRATEGY_PARAMETER_DEFAULTS: StrategyParameterDefaults = {
+  softmaxTemperature: DEFAULT_SOFTMAX_TEMPERATURE,
+  rewardMultiplier: DEFAULT_REWARD_MULTIPLIER,
+  stageWeights: toStageWeightsType(DEFAULT_STAGE_WEIGHTS),
+  halfKelly: DEFAULT_HALF_KELLY,
+};
+
+/** The demo body in the input's field names; the risk settings it leaves out are null. */
+const DEMO_REQUEST: DemoPortfolioRequest = {
+  name: DEMO_OPTIMIZE_BODY.name,
+  totalCapital: DEMO_OPTIMIZE_BODY.total_capital,
+  riskSettings: toRiskSettingsType({ softmax_temperature: null, reward_multiplier: null, stage_weights: null, half_kelly: null, ...DEMO_OPTIMIZE_BODY.risk_settings }),
+};
 
 /**
  * The engine's stop-level map (a copy of the snapshot's risk_parameters.volatility_stop_loss_levels) as
@@ -201,7 +274,14 @@ export class AllocationInfoResolver {
 
   @Query(() => AllocationLimits)
   allocationLimits(): AllocationLimits {
-    return { minTotalCapital: this.allocation.minTotalCapital(), defaultRiskSettings: toRiskSettingsType(this.allocation.defaultRiskSettings()) };
+    return {
+      minTotalCapital: this.allocation.minTotalCapital(),
+      defaultRiskSettings: toRiskSettingsType(this.allocation.defaultRiskSettings()),
+      strategyParameterDefaults: STRATEGY_PARAMETER_DEFAULTS,
+      defaultCurrency: DEFAULT_CURRENCY,
+      constraintPackSchemaVersion: CONSTRAINT_PACK_SCHEMA_VERSION,
+      demoRequest: DEMO_REQUEST,
+    };
   }
 }
 

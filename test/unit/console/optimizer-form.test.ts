@@ -1,9 +1,18 @@
 /** The optimizer form's text -> PortfolioRequestInput: empty fields left out, types converted, nothing else judged. */
-import { DEMO_INPUT } from '../../../console/src/optimizer/defaults.js';
-import { demoForm, emptyForm, toRequestInput, type OptimizerForm } from '../../../console/src/optimizer/form.js';
+import { demoForm, emptyForm, toRequestInput, withLimits, type FormLimits, type OptimizerForm } from '../../../console/src/optimizer/form.js';
+
+/** A graph answer's limits: the pack's version and a demo request (null: not part of it). */
+const LIMITS: FormLimits = {
+  constraintPackSchemaVersion: '7',
+  demoRequest: {
+    name: 'Demo book',
+    totalCapital: 50000,
+    riskSettings: { maxRiskPerTrade: 0.02, maxPortfolioRisk: 0.06, maxPositionSize: 0.25, maxPositions: 8, allocationStrategy: 'STAGE_WEIGHTED', softmaxTemperature: null, rewardMultiplier: null, stageWeights: null, halfKelly: null },
+  },
+};
 
 function form(edit: (f: OptimizerForm) => void): OptimizerForm {
-  const f = emptyForm();
+  const f = emptyForm('1');
   edit(f);
   return f;
 }
@@ -15,8 +24,17 @@ describe('toRequestInput', () => {
     expect(input).toEqual({ name: 'Core', totalCapital: 250000 });
   });
 
-  it('is exactly the demo input for the demo form (the one input accepted without a token)', () => {
-    expect(toRequestInput(demoForm())).toEqual({ input: { name: DEMO_INPUT.name, totalCapital: DEMO_INPUT.totalCapital, riskSettings: { ...DEMO_INPUT.riskSettings } }, problems: [] });
+  it("is exactly the graph's demo request for the demo form (the one input accepted without a token), its nulls left out", () => {
+    expect(toRequestInput(demoForm(LIMITS))).toEqual({
+      input: { name: 'Demo book', totalCapital: 50000, riskSettings: { maxRiskPerTrade: 0.02, maxPortfolioRisk: 0.06, maxPositionSize: 0.25, maxPositions: 8, allocationStrategy: 'STAGE_WEIGHTED' } },
+      problems: [],
+    });
+  });
+
+  it('carries a strategy parameter the demo request sets', () => {
+    const r = LIMITS.demoRequest.riskSettings;
+    const limits: FormLimits = { ...LIMITS, demoRequest: { ...LIMITS.demoRequest, riskSettings: { ...r, softmaxTemperature: 0.4, halfKelly: false, stageWeights: { stage1: null, stage2: 0.9, stage3: null, stage4: null } } } };
+    expect(toRequestInput(demoForm(limits)).input.riskSettings).toEqual({ ...toRequestInput(demoForm(LIMITS)).input.riskSettings, softmaxTemperature: 0.4, halfKelly: false, stageWeights: { 'STAGE 2': 0.9 } });
   });
 
   it('converts every filled field of the whole request to its type', () => {
@@ -75,7 +93,8 @@ describe('toRequestInput', () => {
     const { input } = toRequestInput(form((f) => { f.name = 'x'; f.totalCapital = '5000'; }));
     expect(input).not.toHaveProperty('constraintPack');
     expect(input).not.toHaveProperty('investorProfile');
-    expect(emptyForm().constraintPack.schemaVersion).toBe('1');
+    expect(emptyForm('1').constraintPack.schemaVersion).toBe('1');
+    expect(demoForm(LIMITS).constraintPack.schemaVersion).toBe('7');
   });
 
   it('sends a half Kelly of "no" as false, and the server default as nothing', () => {
@@ -117,5 +136,18 @@ describe('toRequestInput', () => {
       'priorBookWeights.ACME',
     ]);
     expect(problems.find((p) => p.field === 'riskSettings.maxPositions')?.message).toMatch(/not a whole number/);
+  });
+});
+
+describe('withLimits', () => {
+  it('opens a blank form with the demo request once the graph answers', () => {
+    expect(withLimits(emptyForm(''), LIMITS)).toEqual(demoForm(LIMITS));
+  });
+
+  it('keeps a form edited before the answer, filling only the constraint pack version it lacked', () => {
+    const edited = form((f) => { f.name = 'Mine'; f.constraintPack.schemaVersion = ''; });
+    expect(withLimits(edited, LIMITS)).toEqual({ ...edited, constraintPack: { ...edited.constraintPack, schemaVersion: '7' } });
+    const typed = form((f) => { f.name = 'Mine'; f.constraintPack.schemaVersion = '2'; });
+    expect(withLimits(typed, LIMITS)).toBe(typed);
   });
 });

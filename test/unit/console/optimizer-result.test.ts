@@ -1,5 +1,5 @@
 /** The optimizer result's plain words: binding notes by constraint, the defaults shown, the weight bars. */
-import { resolveDefaults, STRATEGY_PARAMETER_DEFAULTS, strategiesUsing } from '../../../console/src/optimizer/defaults.js';
+import { resolveDefaults, strategiesUsing, type AllocationLimitsAnswer } from '../../../console/src/optimizer/defaults.js';
 import { barWidths, formatFraction, formatMoney } from '../../../console/src/optimizer/format.js';
 import { constraintLabel, groupBindingNotes, splitNote } from '../../../console/src/optimizer/notes.js';
 
@@ -43,23 +43,30 @@ describe('binding notes', () => {
 });
 
 describe('defaults', () => {
-  const graph = {
+  const noParameters = { softmaxTemperature: null, rewardMultiplier: null, halfKelly: null, stageWeights: null };
+  const graph: AllocationLimitsAnswer = {
     minTotalCapital: 1000,
-    defaultRiskSettings: { maxRiskPerTrade: 0.01, maxPortfolioRisk: 0.05, maxPositionSize: 0.2, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED' as const, softmaxTemperature: null, rewardMultiplier: null, halfKelly: null, stageWeights: null },
+    defaultCurrency: 'EUR',
+    constraintPackSchemaVersion: '3',
+    defaultRiskSettings: { maxRiskPerTrade: 0.01, maxPortfolioRisk: 0.05, maxPositionSize: 0.2, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED', ...noParameters },
+    strategyParameterDefaults: { softmaxTemperature: 0.3, rewardMultiplier: 1.5, halfKelly: true, stageWeights: { stage1: 0.1, stage2: 0.9, stage3: 0.2, stage4: 0 } },
+    demoRequest: { name: 'Demo', totalCapital: 100000, riskSettings: { maxRiskPerTrade: 0.01, maxPortfolioRisk: 0.05, maxPositionSize: 0.2, maxPositions: 10, allocationStrategy: 'KELLY_CRITERION', ...noParameters } },
   };
-  it("takes the graph's defaults, and the strategy parameters' from the server constants where the graph has none", () => {
+  it("takes every default from the graph: the common limits, the currency, and the strategy parameters' from strategyParameterDefaults", () => {
     const d = resolveDefaults(graph);
-    expect(d).toMatchObject({ minTotalCapital: 1000, maxRiskPerTrade: 0.01, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED', softmaxTemperature: 0.2, rewardMultiplier: 1, halfKelly: false, currency: 'USD' });
-    expect(d.stageWeights).toEqual(STRATEGY_PARAMETER_DEFAULTS.stageWeights);
+    expect(d).toMatchObject({ minTotalCapital: 1000, maxRiskPerTrade: 0.01, maxPositions: 30, allocationStrategy: 'HYBRID_WEIGHTED', softmaxTemperature: 0.3, rewardMultiplier: 1.5, halfKelly: true, currency: 'EUR' });
+    expect(d.stageWeights).toEqual({ 'STAGE 1': 0.1, 'STAGE 2': 0.9, 'STAGE 3': 0.2, 'STAGE 4': 0 });
   });
-  it('prefers a strategy parameter the graph does expose', () => {
-    const d = resolveDefaults({ ...graph, defaultRiskSettings: { ...graph.defaultRiskSettings, softmaxTemperature: 0.3, stageWeights: { stage1: 0.5, stage2: null, stage3: null, stage4: null } } });
-    expect(d.softmaxTemperature).toBe(0.3);
+  it('prefers a strategy parameter the default risk settings do give', () => {
+    const d = resolveDefaults({ ...graph, defaultRiskSettings: { ...graph.defaultRiskSettings, softmaxTemperature: 0.5, stageWeights: { stage1: 0.5, stage2: null, stage3: null, stage4: null } } });
+    expect(d.softmaxTemperature).toBe(0.5);
     expect(d.stageWeights['STAGE 1']).toBe(0.5);
-    expect(d.stageWeights['STAGE 2']).toBe(1);
+    expect(d.stageWeights['STAGE 2']).toBe(0.9);
   });
-  it('shows no common default before the graph answers', () => {
-    expect(resolveDefaults(null)).toMatchObject({ minTotalCapital: null, maxPositions: null, allocationStrategy: null, softmaxTemperature: 0.2 });
+  it('shows no default, rather than a guessed one, before the graph answers', () => {
+    const d = resolveDefaults(null);
+    expect(d).toMatchObject({ currency: null, minTotalCapital: null, maxPositions: null, allocationStrategy: null, softmaxTemperature: null, rewardMultiplier: null, halfKelly: null });
+    expect(Object.values(d.stageWeights)).toEqual([null, null, null, null]);
   });
   it('says which strategies read a parameter, from the graph (snake_case parameter names)', () => {
     const strategies = [
