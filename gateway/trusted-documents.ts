@@ -1,7 +1,8 @@
 /**
  * Trusted documents (TRUSTED_DOCUMENTS): the gateway runs only the operations of a manifest, as Apollo
  * Router's safelist and Hive's persisted documents do, so a production graph answers its own clients'
- * operations and nothing a stranger writes.
+ * operations and nothing a stranger writes. A deployment with several clients (the web console and
+ * its own) lists one manifest per client, comma-separated, and the gateway trusts their union.
  *
  * The manifest is the one GraphQL Code Generator's client preset writes with
  * `persistedDocuments: { hashAlgorithm: 'sha256' }`: a JSON object `{ "sha256:<hex>": "<document>" }`
@@ -38,45 +39,78 @@ const MAX_PROBLEMS = 5;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
- * Reads and checks the manifest at `file`. Anything but a non-empty object of sha256-of-the-text keys to
- * GraphQL documents throws a ConfigError naming TRUSTED_DOCUMENTS, so a bad manifest stops start-up.
+ * Reads and checks the manifests at `files` (TRUSTED_DOCUMENTS: one path, or several for several
+ * clients) and returns the union of their documents. Anything but a non-empty object of
+ * sha256-of-the-text keys to GraphQL documents throws a ConfigError naming TRUSTED_DOCUMENTS and the
+ * file, so a bad manifest stops start-up. Every file is checked before the error is thrown, so one start
+ * reports the problems of all of them.
+ *
+ * Keys are content addresses, so two manifests cannot give one hash two texts: an entry whose key is not
+ * the hash of its own text is refused, and when another manifest lists that hash with its real text, the
+ * problem names that file too, so a stale copy of a client's manifest is easy to tell from the current one.
  */
-export function loadTrustedDocuments(file: string): TrustedDocuments {
-  const fail = (problem: string): never => {
-    throw new ConfigError([`TRUSTED_DOCUMENTS (${file}): ${problem}`]);
-  };
-  let text = '';
+export function loadTrustedDocuments(files: string | readonly string[]): TrustedDocuments {
+  const documents = new Map<string, string>();
+  /** The file each listed hash was read from, to name it beside a stale entry of another file. */
+  const sources = new Map<string, string>();
+  const rejected: Array<{ file: string; key: string; hash: string | undefined; problem: string }> = [];
+  const unreadable = new Map<string, string>();
+  const paths = typeof files === 'string' ? [files] : files;
+  for (const file of paths) {
+    const read = readManifest(file);
+    if (typeof read === 'string') {
+      unreadable.set(file, read);
+      continue;
+    }
+    for (const [key, document] of read) {
+      const hash = MANIFEST_KEY.exec(key)?.[1];
+      const problem = entryProblem(hash, document);
+      if (problem) rejected.push({ file, key, hash, problem });
+      else {
+        documents.set(hash as string, document as string);
+        if (!sources.has(hash as string)) sources.set(hash as string, file);
+      }
+    }
+  }
+
+  const problems: string[] = [];
+  for (const file of paths) {
+    const whole = unreadable.get(file);
+    if (whole !== undefined) {
+      problems.push(`TRUSTED_DOCUMENTS (${file}): ${whole}`);
+      continue;
+    }
+    const own = rejected.filter((r) => r.file === file).map(({ key, hash, problem }) => {
+      const listedIn = hash === undefined ? undefined : sources.get(hash);
+      return `${JSON.stringify(key)}: ${problem}${listedIn === undefined ? '' : `; ${listedIn} lists this hash with the text it is the hash of`}`;
+    });
+    const shown = own.slice(0, MAX_PROBLEMS);
+    if (own.length > MAX_PROBLEMS) shown.push(`and ${own.length - MAX_PROBLEMS} more`);
+    problems.push(...shown.map((p) => `TRUSTED_DOCUMENTS (${file}): ${p}`));
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return documents;
+}
+
+/** The entries of the manifest at `file`, or what keeps the whole file from being one. */
+function readManifest(file: string): Array<[string, unknown]> | string {
+  let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    fail(`cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    return `cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
   }
   let manifest: unknown;
   try {
     manifest = JSON.parse(text);
   } catch (err) {
-    fail(`the manifest is not JSON (${(err as Error).message})`);
+    return `the manifest is not JSON (${(err as Error).message})`;
   }
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
-    fail('the manifest must be a JSON object of "sha256:<hex of the document>": "<document text>"');
+    return 'the manifest must be a JSON object of "sha256:<hex of the document>": "<document text>"';
   }
   const entries = Object.entries(manifest as Record<string, unknown>);
-  if (entries.length === 0) fail('the manifest lists no operations');
-
-  const documents = new Map<string, string>();
-  const problems: string[] = [];
-  for (const [key, document] of entries) {
-    const hash = MANIFEST_KEY.exec(key)?.[1];
-    const problem = entryProblem(hash, document);
-    if (problem) problems.push(`${JSON.stringify(key)}: ${problem}`);
-    else documents.set(hash as string, document as string);
-  }
-  if (problems.length > 0) {
-    const shown = problems.slice(0, MAX_PROBLEMS);
-    if (problems.length > MAX_PROBLEMS) shown.push(`and ${problems.length - MAX_PROBLEMS} more`);
-    throw new ConfigError(shown.map((p) => `TRUSTED_DOCUMENTS (${file}): ${p}`));
-  }
-  return documents;
+  return entries.length === 0 ? 'the manifest lists no operations' : entries;
 }
 
 /** What is wrong with one manifest entry (its key's hash, if it has the form of one), or null. */
@@ -189,10 +223,10 @@ function trustedDocumentsPlugin(documents: TrustedDocuments): ApolloServerPlugin
 }
 
 /**
- * The gateway's GraphQL endpoint settings for a manifest at `file` (loaded and checked now): the
- * plugin that enforces it, and the APQ cache that serves its documents by hash.
+ * The gateway's GraphQL endpoint settings for the manifests at `files` (loaded and checked now): the
+ * plugin that enforces their union, and the APQ cache that serves their documents by hash.
  */
-export function trustedDocumentsMount(file: string): Pick<GraphqlMount<BaseContext>, 'plugins' | 'persistedQueries'> {
-  const documents = loadTrustedDocuments(file);
+export function trustedDocumentsMount(files: string | readonly string[]): Pick<GraphqlMount<BaseContext>, 'plugins' | 'persistedQueries'> {
+  const documents = loadTrustedDocuments(files);
   return { plugins: [trustedDocumentsPlugin(documents)], persistedQueries: { cache: manifestApqCache(documents) } };
 }

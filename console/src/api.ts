@@ -2,8 +2,13 @@
  * The console's one way to the platform: a typed operation (console/generated, from
  * console/operations/*.graphql) POSTed as JSON to the gateway's /graphql on this origin, with the
  * signed-in partner's token when there is one. Every call is bounded by a deadline.
+ *
+ * Each operation goes as the exact text its manifest entry lists (console/generated/
+ * persisted-documents.json, bundled), so a gateway with TRUSTED_DOCUMENTS that lists the console's
+ * manifest runs it, and a gateway without one runs it as any other query.
  */
-import type { TypedDocumentString } from '../generated/graphql';
+import type { TypedDocumentString } from '../generated/graphql.js';
+import persistedDocuments from '../generated/persisted-documents.json' with { type: 'json' };
 
 /** One problem with a field, as every tradegraph error carries them (`extensions.details`). */
 export interface ErrorDetail {
@@ -52,6 +57,29 @@ function toConsoleError(error: WireError): ConsoleError {
   };
 }
 
+/** The console's manifest: "sha256:<hex>" -> the text whose SHA-256 that is (what a trusting gateway compares). */
+const MANIFEST: Readonly<Record<string, string | undefined>> = persistedDocuments;
+
+/** The JSON body of a GraphQL-over-HTTP POST. */
+export interface OperationBody<V> {
+  query: string;
+  variables: V;
+}
+
+/**
+ * The request body the console sends for `document`. The text is the manifest's (looked up by the
+ * hash the generated document carries), not `toString()`: the generated document is printed
+ * differently from the text that was hashed, and a gateway with trusted documents compares the text
+ * exactly. The hash is not sent: the full text alone runs with and without trusted documents, and an
+ * APQ hash beside it would only register the document in a gateway's cache. A document without a
+ * manifest entry goes as its own text.
+ */
+export function operationBody<R, V>(document: TypedDocumentString<R, V>, variables: V): OperationBody<V> {
+  const hash: unknown = document.__meta__?.hash;
+  const listed = typeof hash === 'string' ? MANIFEST[hash] : undefined;
+  return { query: listed ?? document.toString(), variables };
+}
+
 /** What an operation answered: its data (possibly partial) and its errors. */
 export interface Answer<R> {
   data: R | null;
@@ -68,7 +96,7 @@ export async function execute<R, V>(document: TypedDocumentString<R, V>, variabl
     res = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ query: document.toString(), variables }),
+      body: JSON.stringify(operationBody(document, variables)),
       signal: AbortSignal.timeout(OPERATION_TIMEOUT_MS),
     });
   } catch (err) {

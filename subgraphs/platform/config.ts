@@ -134,8 +134,11 @@ export interface Config {
     subgraphTimeoutMs: number;
     /** The supergraph the gateway serves (SUPERGRAPH_PATH; default the committed schema/supergraph.graphql). */
     supergraphPath: string | undefined;
-    /** A manifest of trusted operations (TRUSTED_DOCUMENTS); when set, the gateway runs only those. */
-    trustedDocumentsPath: string | undefined;
+    /**
+     * The manifests of trusted operations (TRUSTED_DOCUMENTS, comma-separated, one per client), each
+     * resolved; when set, the gateway runs only the operations they list. One path when one is given.
+     */
+    trustedDocumentsPath: string | readonly string[] | undefined;
     /** Serve the web console at GET /console (CONSOLE; default on, off in production). */
     console: boolean;
   };
@@ -373,12 +376,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subgraphUrls: subgraphUrlsFromEnv(env, problems),
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
-      trustedDocumentsPath: opt('TRUSTED_DOCUMENTS') === undefined ? undefined : path.resolve(str('TRUSTED_DOCUMENTS', '')),
+      trustedDocumentsPath: trustedDocumentsPaths(list('TRUSTED_DOCUMENTS', []), opt('TRUSTED_DOCUMENTS'), problems),
       console: bool('CONSOLE', !production),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * TRUSTED_DOCUMENTS: a manifest path, or several separated by commas (a deployment has a manifest per
+ * client); each resolved, the same file once. A value that names no file is a problem rather than "no
+ * list", so a typo cannot switch the list off.
+ */
+function trustedDocumentsPaths(entries: string[], raw: string | undefined, problems: string[]): string | readonly string[] | undefined {
+  if (raw === undefined) return undefined;
+  const paths = [...new Set(entries.map((entry) => path.resolve(entry)))];
+  if (paths.length === 0) {
+    problems.push(`TRUSTED_DOCUMENTS must be a manifest path or comma-separated paths (got "${raw}")`);
+    return undefined;
+  }
+  return paths.length === 1 ? paths[0] : paths;
 }
 
 /** TRUST_PROXY: false -> trust no proxy; true -> any; otherwise addresses or CIDRs (default `loopback`). */

@@ -4,6 +4,10 @@
  * PERSISTED_QUERY_NOT_IN_LIST before any subgraph is called. Without it, the gateway is unchanged. A
  * manifest that cannot be read or is not that shape stops start-up with a config error.
  *
+ * TRUSTED_DOCUMENTS may list several manifests (comma-separated, one per client): the gateway trusts
+ * their union, and the web console's operations, sent as console/src/api.ts sends them, run there as
+ * they do on a gateway without a list.
+ *
  * The subgraphs are real; the gateway reaches them through a forwarder that counts the requests.
  */
 import { createHash } from 'node:crypto';
@@ -13,8 +17,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
+import { execute, operationBody } from '../../console/src/api.js';
+import { ConsoleOptimizerSetupDocument } from '../../console/generated/graphql.js';
 import { loadTrustedDocuments } from '../../gateway/trusted-documents.js';
-import { ConfigError } from '../../subgraphs/platform/config.js';
+import { ConfigError, loadConfig } from '../../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../../subgraphs/platform/errors.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 import { testConfig } from '../helpers/config.js';
@@ -39,10 +45,19 @@ function writeManifest(name: string, content: string): string {
 }
 const manifestFile = writeManifest('persisted-documents.json', JSON.stringify(MANIFEST, null, 2));
 
+/** The manifests `npm run codegen` writes for the two clients of a deployment: the examples and the web console. */
+const EXAMPLES_MANIFEST = path.join(PROJECT_ROOT, 'examples', 'generated', 'persisted-documents.json');
+const CONSOLE_MANIFEST = path.join(PROJECT_ROOT, 'console', 'generated', 'persisted-documents.json');
+const readManifest = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+/** An operation of the examples' client (examples/operations), as its manifest lists it. */
+const EXAMPLE_SECURITY = Object.values(readManifest(EXAMPLES_MANIFEST)).find((text) => text.startsWith('query SecurityDetail('))!;
+
 let store: TestDb;
 let subgraphs: RunningPlatform;
 let trusted: RunningPlatform;
 let open: RunningPlatform;
+/** A gateway that trusts the examples' and the console's manifests. */
+let clients: RunningPlatform;
 let subgraphCalls = 0;
 const forwarders: http.Server[] = [];
 
@@ -73,10 +88,12 @@ beforeAll(async () => {
   };
   trusted = await startPlatform(testConfig({ ...urls, TRUSTED_DOCUMENTS: manifestFile }), ['gateway']);
   open = await startPlatform(testConfig(urls), ['gateway']);
+  clients = await startPlatform(testConfig({ ...urls, TRUSTED_DOCUMENTS: `${EXAMPLES_MANIFEST},${CONSOLE_MANIFEST}` }), ['gateway']);
 });
 afterAll(async () => {
   await trusted?.close();
   await open?.close();
+  await clients?.close();
   for (const server of forwarders) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -179,7 +196,48 @@ describe('with TRUSTED_DOCUMENTS', () => {
   });
 });
 
+/** What the console's optimizer set-up answers without market data: the five strategies and the limits. */
+function expectOptimizerSetup(answer: Awaited<ReturnType<typeof execute>>): void {
+  expect(answer.errors).toEqual([]);
+  const data = answer.data as { allocationStrategies: Array<{ name: string }>; allocationLimits: { minTotalCapital: number } };
+  expect(data.allocationStrategies.map((s) => s.name)).toEqual(STRATEGIES_DATA.allocationStrategies.map((s) => s.name));
+  expect(data.allocationLimits.minTotalCapital).toEqual(expect.any(Number));
+  expect(subgraphCalls).toBeGreaterThan(0);
+}
+
+describe('with TRUSTED_DOCUMENTS listing the examples\' and the console\'s manifests', () => {
+  it('runs a console operation sent the way the console sends it (console/src/api.ts execute)', async () => {
+    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, `${clients.urls.gateway}/graphql`));
+  });
+
+  it('would refuse the console operation sent as its generated text, which is not the listed one', async () => {
+    expect(operationBody(ConsoleOptimizerSetupDocument, {}).query).not.toBe(ConsoleOptimizerSetupDocument.toString());
+    expectNotInList(await post(clients, { query: ConsoleOptimizerSetupDocument.toString() }), 'query');
+  });
+
+  it('runs an example operation, by its text and by its documentId', async () => {
+    for (const body of [{ query: EXAMPLE_SECURITY }, { documentId: `sha256:${sha256(EXAMPLE_SECURITY)}` }]) {
+      const res = await post(clients, { ...body, variables: { symbol: 'ACME' } });
+      expect(res.status).toBe(200);
+      expect(res.body.errors).toBeUndefined();
+      // No market data is stored: the security is null.
+      expect(res.body.data).toEqual({ security: null });
+      expect(subgraphCalls).toBeGreaterThan(0);
+      subgraphCalls = 0;
+    }
+  });
+
+  it('refuses an operation neither manifest lists', async () => {
+    expectNotInList(await post(clients, { query: UNLISTED }), 'query');
+    expectNotInList(await post(clients, { query: STRATEGIES }), 'query');
+  });
+});
+
 describe('without TRUSTED_DOCUMENTS', () => {
+  it('runs a console operation sent the way the console sends it', async () => {
+    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, `${open.urls.gateway}/graphql`));
+  });
+
   it('runs any operation, and APQ registers unknown hashes as before', async () => {
     const res = await post(open, { query: UNLISTED });
     expect(res.status).toBe(200);
@@ -226,6 +284,37 @@ describe('a manifest that is not usable stops start-up with a config error', () 
     const generated = Object.values(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
     expect(documents.size).toBe(generated.length);
     expect([...documents.values()]).toEqual(generated);
+  });
+
+  it('several manifests are read as their union; the same document in two of them is fine', () => {
+    const other = writeManifest('other.json', JSON.stringify({ [`sha256:${sha256(SECURITY)}`]: SECURITY, [sha256(UNLISTED)]: UNLISTED }));
+    const documents = loadTrustedDocuments([manifestFile, other]);
+    expect([...documents.keys()].sort()).toEqual([sha256(STRATEGIES), sha256(SECURITY), sha256(UNLISTED)].sort());
+    expect(documents.get(sha256(UNLISTED))).toBe(UNLISTED);
+    expect(loadTrustedDocuments([EXAMPLES_MANIFEST, CONSOLE_MANIFEST]).size).toBe(Object.keys(readManifest(EXAMPLES_MANIFEST)).length + Object.keys(readManifest(CONSOLE_MANIFEST)).length);
+  });
+
+  it('a hash that a second manifest lists with another text stops the start, naming both files', async () => {
+    const stale = writeManifest('stale.json', JSON.stringify({ [`sha256:${sha256(STRATEGIES)}`]: SECURITY }));
+    const started = startPlatform(testConfig({ TRUSTED_DOCUMENTS: `${manifestFile},${stale}` }), ['gateway']);
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(
+      `TRUSTED_DOCUMENTS (${stale}): "sha256:${sha256(STRATEGIES)}": the key is not the SHA-256 of the exact document text (that is ${sha256(SECURITY)}); ${manifestFile} lists this hash with the text it is the hash of`,
+    );
+  });
+
+  it('the problems of every listed manifest are reported at once, each with its file', () => {
+    const absent = path.join(dir, 'absent.json');
+    const empty = writeManifest('empty-too.json', '{}');
+    expect(() => loadTrustedDocuments([manifestFile, absent, empty])).toThrow(
+      new ConfigError([`TRUSTED_DOCUMENTS (${absent}): cannot read the manifest (ENOENT)`, `TRUSTED_DOCUMENTS (${empty}): the manifest lists no operations`]),
+    );
+  });
+
+  it('TRUSTED_DOCUMENTS takes comma-separated paths; a value that names no file is a config error', () => {
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json' }).gateway.trustedDocumentsPath).toBe(path.resolve('deploy/a.json'));
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json, deploy/b.json,deploy/a.json,' }).gateway.trustedDocumentsPath).toEqual([path.resolve('deploy/a.json'), path.resolve('deploy/b.json')]);
+    expect(() => loadConfig({ TRUSTED_DOCUMENTS: ' , ' })).toThrow(/TRUSTED_DOCUMENTS must be a manifest path or comma-separated paths/);
   });
 
   it('the platform start fails with it, the way the CLI prints it', async () => {
