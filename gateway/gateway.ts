@@ -341,7 +341,7 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string,
   const served: ServedSupergraph = { subgraphs: supergraphSdl === undefined ? [] : checkSupergraph(supergraphSdl), pending: [] };
   // TRUSTED_DOCUMENTS: only the manifest's operations run. Read first, so a bad manifest stops the start
   // before anything else is built.
-  const trusted = config.gateway.trustedDocumentsPath ? trustedDocumentsMount(config.gateway.trustedDocumentsPath) : {};
+  const trusted = config.gateway.trustedDocumentsPaths ? trustedDocumentsMount(config.gateway.trustedDocumentsPaths) : {};
   const gateway = createGateway({
     supergraphSdl: supergraphSdl ?? supergraphFile(config.gateway.supergraphPath ?? SUPERGRAPH_FILE, served),
     subgraphUrls: config.gateway.subgraphUrls,

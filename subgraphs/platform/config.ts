@@ -136,9 +136,9 @@ export interface Config {
     supergraphPath: string | undefined;
     /**
      * The manifests of trusted operations (TRUSTED_DOCUMENTS, comma-separated, one per client), each
-     * resolved; when set, the gateway runs only the operations they list. One path when one is given.
+     * resolved, each file once; when set, the gateway runs only the operations they list.
      */
-    trustedDocumentsPath: string | readonly string[] | undefined;
+    trustedDocumentsPaths: readonly string[] | undefined;
     /** Serve the web console at GET /console (CONSOLE; default on, off in production). */
     console: boolean;
   };
@@ -376,7 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subgraphUrls: subgraphUrlsFromEnv(env, problems),
       subgraphTimeoutMs: int('SUBGRAPH_TIMEOUT_MS', 5000, 100, 120_000),
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
-      trustedDocumentsPath: trustedDocumentsPaths(list('TRUSTED_DOCUMENTS', []), opt('TRUSTED_DOCUMENTS'), problems),
+      trustedDocumentsPaths: trustedDocumentsPaths(list('TRUSTED_DOCUMENTS', []), opt('TRUSTED_DOCUMENTS'), problems),
       console: bool('CONSOLE', !production),
     },
   };
@@ -389,14 +389,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * client); each resolved, the same file once. A value that names no file is a problem rather than "no
  * list", so a typo cannot switch the list off.
  */
-function trustedDocumentsPaths(entries: string[], raw: string | undefined, problems: string[]): string | readonly string[] | undefined {
+function trustedDocumentsPaths(entries: string[], raw: string | undefined, problems: string[]): readonly string[] | undefined {
   if (raw === undefined) return undefined;
   const paths = [...new Set(entries.map((entry) => path.resolve(entry)))];
   if (paths.length === 0) {
     problems.push(`TRUSTED_DOCUMENTS must be a manifest path or comma-separated paths (got "${raw}")`);
     return undefined;
   }
-  return paths.length === 1 ? paths[0] : paths;
+  return paths;
 }
 
 /** TRUST_PROXY: false -> trust no proxy; true -> any; otherwise addresses or CIDRs (default `loopback`). */

@@ -312,8 +312,8 @@ describe('a manifest that is not usable stops start-up with a config error', () 
   });
 
   it('TRUSTED_DOCUMENTS takes comma-separated paths; a value that names no file is a config error', () => {
-    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json' }).gateway.trustedDocumentsPath).toBe(path.resolve('deploy/a.json'));
-    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json, deploy/b.json,deploy/a.json,' }).gateway.trustedDocumentsPath).toEqual([path.resolve('deploy/a.json'), path.resolve('deploy/b.json')]);
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json' }).gateway.trustedDocumentsPaths).toEqual([path.resolve('deploy/a.json')]);
+    expect(loadConfig({ TRUSTED_DOCUMENTS: 'deploy/a.json, deploy/b.json,deploy/a.json,' }).gateway.trustedDocumentsPaths).toEqual([path.resolve('deploy/a.json'), path.resolve('deploy/b.json')]);
     expect(() => loadConfig({ TRUSTED_DOCUMENTS: ' , ' })).toThrow(/TRUSTED_DOCUMENTS must be a manifest path or comma-separated paths/);
   });
 

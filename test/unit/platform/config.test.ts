@@ -29,7 +29,7 @@ it('has the documented defaults', () => {
   // The gateway routes to the URLs its supergraph names unless SUBGRAPH_<NAME>_URL overrides one.
   expect(c.gateway.subgraphUrls).toEqual({});
   expect(c.gateway.supergraphPath).toBeUndefined();
-  expect(c.gateway.trustedDocumentsPath).toBeUndefined();
+  expect(c.gateway.trustedDocumentsPaths).toBeUndefined();
   expect(c.graphqlIde).toBe(true);
 });
 
@@ -37,7 +37,7 @@ it('reads the gateway settings: subgraph overrides, supergraph file, trusted doc
   const c = loadConfig({ SUBGRAPH_SEARCH_URL: 'http://s:1/graphql', SUPERGRAPH_PATH: 'deploy/supergraph.graphql', TRUSTED_DOCUMENTS: 'deploy/manifest.json' });
   expect(c.gateway.subgraphUrls).toEqual({ search: 'http://s:1/graphql' });
   expect(c.gateway.supergraphPath).toBe(path.resolve('deploy/supergraph.graphql'));
-  expect(c.gateway.trustedDocumentsPath).toBe(path.resolve('deploy/manifest.json'));
+  expect(c.gateway.trustedDocumentsPaths).toEqual([path.resolve('deploy/manifest.json')]);
   expect(problemsOf({ SUBGRAPH_SEARCH_URL: 'x' })).toEqual(expect.arrayContaining([expect.stringContaining('SUBGRAPH_SEARCH_URL')]));
   expect(loadConfig({ GRAPHQL_IDE: 'false' }).graphqlIde).toBe(false);
 });
