@@ -86,27 +86,37 @@ export interface Answer<R> {
   errors: ConsoleError[];
 }
 
+/** Where and how long: the endpoint (default /graphql) and the caller's signal (a view that moved on aborts it). */
+export interface CallOptions {
+  endpoint?: string;
+  signal?: AbortSignal;
+}
+
 /**
  * Runs `document` with `variables` and returns data and errors as they came (a field the caller may
- * not read answers null with its error beside the rest). Network failures and timeouts are errors too.
+ * not read answers null with its error beside the rest). Network failures, timeouts and the caller's
+ * abort (code CANCELLED) are errors too.
  */
-export async function execute<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, endpoint = '/graphql'): Promise<Answer<R>> {
+export async function execute<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, options: CallOptions = {}): Promise<Answer<R>> {
+  const deadline = AbortSignal.timeout(OPERATION_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetch(endpoint, {
+    res = await fetch(options.endpoint ?? '/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify(operationBody(document, variables)),
-      signal: AbortSignal.timeout(OPERATION_TIMEOUT_MS),
+      signal: options.signal ? AbortSignal.any([options.signal, deadline]) : deadline,
     });
   } catch (err) {
-    const timedOut = err instanceof DOMException && err.name === 'TimeoutError';
+    if (options.signal?.aborted) return { data: null, errors: [{ message: 'Cancelled', code: 'CANCELLED', details: [] }] };
+    const timedOut = deadline.aborted;
     return { data: null, errors: [{ message: timedOut ? `No answer within ${OPERATION_TIMEOUT_MS / 1000} s` : 'The gateway cannot be reached', code: timedOut ? 'TIMEOUT' : 'NETWORK', details: [] }] };
   }
   let body: { data?: R | null; errors?: WireError[]; error?: unknown; code?: unknown; details?: unknown };
   try {
     body = (await res.json()) as typeof body;
   } catch {
+    if (options.signal?.aborted) return { data: null, errors: [{ message: 'Cancelled', code: 'CANCELLED', details: [] }] };
     return { data: null, errors: [{ message: `HTTP ${res.status}: the answer was not JSON`, details: [] }] };
   }
   // A refusal before GraphQL (a rate limit, a body too large) comes in the REST error shape.
@@ -117,8 +127,8 @@ export async function execute<R, V>(document: TypedDocumentString<R, V>, variabl
 }
 
 /** Runs `document` and returns its data; throws OperationFailed on any error. */
-export async function run<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, endpoint = '/graphql'): Promise<R> {
-  const answer = await execute(document, variables, token, endpoint);
+export async function run<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, options: CallOptions = {}): Promise<R> {
+  const answer = await execute(document, variables, token, options);
   if (answer.errors.length > 0 || !answer.data) throw new OperationFailed(answer.errors);
   return answer.data;
 }

@@ -10,9 +10,18 @@ export type Route =
   | { view: 'optimizer' }
   | { view: 'books'; bookId: string | null };
 
+/** A path segment decoded, or as it is when it is not valid percent-encoding (a hand-edited address). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function parseRoute(hash: string): Route {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
-  const parts = path.split('/').filter((p) => p.length > 0).map((p) => decodeURIComponent(p));
+  const parts = path.split('/').filter((p) => p.length > 0).map(decodeSegment);
   const params = new URLSearchParams(query);
   switch (parts[0]) {
     case 'optimizer':

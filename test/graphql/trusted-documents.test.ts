@@ -207,7 +207,7 @@ function expectOptimizerSetup(answer: Awaited<ReturnType<typeof execute>>): void
 
 describe('with TRUSTED_DOCUMENTS listing the examples\' and the console\'s manifests', () => {
   it('runs a console operation sent the way the console sends it (console/src/api.ts execute)', async () => {
-    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, `${clients.urls.gateway}/graphql`));
+    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, { endpoint: `${clients.urls.gateway}/graphql` }));
   });
 
   it('would refuse the console operation sent as its generated text, which is not the listed one', async () => {
@@ -235,7 +235,7 @@ describe('with TRUSTED_DOCUMENTS listing the examples\' and the console\'s manif
 
 describe('without TRUSTED_DOCUMENTS', () => {
   it('runs a console operation sent the way the console sends it', async () => {
-    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, `${open.urls.gateway}/graphql`));
+    expectOptimizerSetup(await execute(ConsoleOptimizerSetupDocument, {}, null, { endpoint: `${open.urls.gateway}/graphql` }));
   });
 
   it('runs any operation, and APQ registers unknown hashes as before', async () => {

@@ -84,7 +84,7 @@ function useOperation<R, V>(document: TypedDocumentString<R, V>, variables: V | 
     if (key === null) return;
     const id = ++sequence.current;
     setState((s) => ({ ...s, loading: true }));
-    void execute(document, JSON.parse(key) as V, token, settings.endpoint).then((answer) => {
+    void execute(document, JSON.parse(key) as V, token, { endpoint: settings.endpoint }).then((answer) => {
       if (id === sequence.current) setState({ data: answer.data, errors: answer.errors, loading: false });
     });
   }, [document, key, token, settings.endpoint]);
@@ -100,7 +100,7 @@ function useAction<R, V>(document: TypedDocumentString<R, V>): [Loaded<R>, (vari
     (variables: V) => {
       const id = ++sequence.current;
       setState((s) => ({ ...s, loading: true }));
-      void execute(document, variables, token, settings.endpoint).then((answer) => {
+      void execute(document, variables, token, { endpoint: settings.endpoint }).then((answer) => {
         if (id === sequence.current) setState({ data: answer.data, errors: answer.errors, loading: false });
       });
     },

@@ -42,7 +42,7 @@ export function OptimizerView() {
   useEffect(() => {
     let live = true;
     setLoadingSetup(true);
-    void execute(ConsoleOptimizerSetupDocument, {}, token, endpoint).then((answer) => {
+    void execute(ConsoleOptimizerSetupDocument, {}, token, { endpoint }).then((answer) => {
       if (!live) return;
       setSetup(answer.data);
       setSetupErrors(answer.errors);
@@ -73,7 +73,7 @@ export function OptimizerView() {
     const key = token ? (pending?.input === inputText ? pending.key : crypto.randomUUID()) : undefined;
     setOptimizing(true);
     setErrors([]);
-    const answer = await execute(ConsoleOptimizeDocument, { input, idempotencyKey: key, withSecurity: token !== null }, token, endpoint);
+    const answer = await execute(ConsoleOptimizeDocument, { input, idempotencyKey: key, withSecurity: token !== null }, token, { endpoint });
     setOptimizing(false);
     const unanswered = answer.errors.some((e) => e.code === 'NETWORK' || e.code === 'TIMEOUT');
     setPending(unanswered && key ? { input: inputText, key } : null);

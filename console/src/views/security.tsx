@@ -89,7 +89,7 @@ export function SecurityView({ symbol, date }: { symbol: string; date: string | 
   useEffect(() => {
     let live = true;
     setMain((m) => ({ ...m, loading: true }));
-    void execute(ConsoleSecurityDocument, { symbol, date }, token, endpoint).then((answer) => {
+    void execute(ConsoleSecurityDocument, { symbol, date }, token, { endpoint }).then((answer) => {
       if (live) setMain({ loading: false, data: answer.data, errors: answer.errors });
     });
     return () => {
@@ -98,12 +98,12 @@ export function SecurityView({ symbol, date }: { symbol: string; date: string | 
   }, [symbol, date, token, endpoint]);
 
   const bars = useHistory<DailyBar>(symbol, token, endpoint, BARS_MAX_PAGES, async (after) => {
-    const answer = await execute(ConsoleSecurityBarsDocument, { symbol, first: BARS_PAGE, after }, token, endpoint);
+    const answer = await execute(ConsoleSecurityBarsDocument, { symbol, first: BARS_PAGE, after }, token, { endpoint });
     const c = answer.data?.security?.bars;
     return { page: c ? { nodes: c.nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
   });
   const history = useHistory<StagePoint>(symbol, token, endpoint, SNAPSHOTS_MAX_PAGES, async (after) => {
-    const answer = await execute(ConsoleSecuritySnapshotsDocument, { symbol, first: SNAPSHOTS_PAGE, after }, token, endpoint);
+    const answer = await execute(ConsoleSecuritySnapshotsDocument, { symbol, first: SNAPSHOTS_PAGE, after }, token, { endpoint });
     const c = answer.data?.security?.snapshots;
     const nodes = c?.nodes.map((n) => ({ date: n.analysisDate, stage: n.stage })) ?? [];
     return { page: c ? { nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
