@@ -1,10 +1,8 @@
 /**
  * The console's address is its hash, so every view has a link that can be bookmarked and the gateway
  * serves one page: `#/security/ACME`, `#/security/ACME?date=2026-10-01`, `#/optimizer`, `#/books`,
- * `#/books/<id>`.
+ * `#/books/<id>`. Pure (no DOM), so it is unit-tested; the browser side is location.ts.
  */
-import { useEffect, useState } from 'react';
-
 export type Route =
   | { view: 'security'; symbol: string | null; date: string | null }
   | { view: 'optimizer' }
@@ -44,18 +42,4 @@ export function routeHash(route: Route): string {
       return route.date ? `${base}?date=${encodeURIComponent(route.date)}` : base;
     }
   }
-}
-
-export function navigate(route: Route): void {
-  window.location.hash = routeHash(route);
-}
-
-export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
-  useEffect(() => {
-    const changed = () => setRoute(parseRoute(window.location.hash));
-    window.addEventListener('hashchange', changed);
-    return () => window.removeEventListener('hashchange', changed);
-  }, []);
-  return route;
 }
