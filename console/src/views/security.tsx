@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { execute, type ConsoleError } from '../api';
 import { ErrorList } from '../errors';
-import { navigate } from '../route';
+import { navigate } from '../location';
 import { useSession } from '../session';
 import {
   ConsoleSecurityBarsDocument,
