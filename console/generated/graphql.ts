@@ -178,6 +178,11 @@ export type TradeSide =
 
 export type ConsoleIdeaFragment = { symbol: string, sector: string, fitScore: number, signalQuality: number, stage: Stage | null, signal: Signal | null, shares: number, entryPrice: number, stopLoss: number, targetPrice: number | null, positionValue: number, riskAmount: number, riskRewardRatio: number, percentOfPortfolio: number, correlationToPortfolio: number | null, sectorWeightAfter: number, addedVolatility: number, reasons: Array<string> };
 
+export type ConsoleSearchPaginationQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleSearchPaginationQuery = { searchPagination: { defaultPageSize: number, maxPageSize: number } };
+
 export type ConsoleBooksQueryVariables = Exact<{
   first?: number | null | undefined;
   after?: string | null | undefined;
@@ -256,10 +261,11 @@ export type ConsoleOptimizeMutation = { optimizePortfolio: { id: string, name: s
 export type ConsoleSecurityQueryVariables = Exact<{
   symbol: string;
   date?: string | null | undefined;
+  partner: boolean;
 }>;
 
 
-export type ConsoleSecurityQuery = { security: { symbol: string, name: string, sector: string | null, assetType: AssetType, dataSource: DataSource, analysis: { analysisDate: string, price: number | null, stage: Stage | null, stageStrength: StageStrength | null, supportLevels: Array<number> | null, resistanceLevels: Array<number> | null, signal: Signal | null, signalReasons: Array<string> | null, confidence: number | null, stageDetail: { subStage: string, weeksInStage: number, weekEnding: string, ma10w: number | null, ma30w: number, sataScore: number } | null, indicators: { sma10w: number | null, sma30w: number | null, sataScore: number | null } | null, detectedPatterns: Array<{ type: PatternType, status: PatternStatus | null, direction: string | null, startDate: string | null, endDate: string | null, confidence: number | null, rawConfidence: number | null, priceTarget: number | null, breakoutLevel: number | null, invalidationLevel: number | null, keyPoints: Array<{ label: string, date: string | null, price: number | null }> | null }> | null, bestPattern: { type: PatternType, status: PatternStatus | null, direction: string | null, startDate: string | null, endDate: string | null, confidence: number | null, rawConfidence: number | null, priceTarget: number | null, breakoutLevel: number | null, invalidationLevel: number | null, keyPoints: Array<{ label: string, date: string | null, price: number | null }> | null } | null, enhancedSignal: { signal: Signal, score: number, confidence: number | null, reasons: Array<string> } | null, priceTargets: Array<{ source: string | null, basis: string | null, direction: string | null, price: number | null, distancePercent: number | null, confidence: number | null }> | null, evidence: { asOf: string | null, status: EvidenceStatus, reason: string | null, universe: { symbols: number, firstDate: string, lastDate: string, benchmark: string } | null, stage: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, signal: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, sataBucket: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, bestPattern: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null } | null } | null } | null };
+export type ConsoleSecurityQuery = { security: { symbol: string, name: string, sector: string | null, assetType: AssetType, dataSource: DataSource, latest?: { analysisDate: string } | null, oldest?: { nodes: Array<{ analysisDate: string }> }, analysis: { analysisDate: string, price: number | null, stage: Stage | null, stageStrength: StageStrength | null, supportLevels: Array<number> | null, resistanceLevels: Array<number> | null, signal: Signal | null, signalReasons: Array<string> | null, confidence: number | null, stageDetail: { subStage: string, weeksInStage: number, weekEnding: string, ma10w: number | null, ma30w: number, sataScore: number } | null, indicators: { sma10w: number | null, sma30w: number | null, sataScore: number | null } | null, detectedPatterns: Array<{ type: PatternType, status: PatternStatus | null, direction: string | null, startDate: string | null, endDate: string | null, confidence: number | null, rawConfidence: number | null, priceTarget: number | null, breakoutLevel: number | null, invalidationLevel: number | null, keyPoints: Array<{ label: string, date: string | null, price: number | null }> | null }> | null, bestPattern: { type: PatternType, status: PatternStatus | null, direction: string | null, startDate: string | null, endDate: string | null, confidence: number | null, rawConfidence: number | null, priceTarget: number | null, breakoutLevel: number | null, invalidationLevel: number | null, keyPoints: Array<{ label: string, date: string | null, price: number | null }> | null } | null, enhancedSignal: { signal: Signal, score: number, confidence: number | null, reasons: Array<string> } | null, priceTargets: Array<{ source: string | null, basis: string | null, direction: string | null, price: number | null, distancePercent: number | null, confidence: number | null }> | null, evidence: { asOf: string | null, status: EvidenceStatus, reason: string | null, universe: { symbols: number, firstDate: string, lastDate: string, benchmark: string } | null, stage: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, signal: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, sataBucket: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null, bestPattern: { state: string, n: number, dates: number, hitRate: { value: number | null, ci: Array<number> | null }, meanExcess20d: { value: number | null, ci: Array<number> | null }, meanExcess60d: { value: number | null, ci: Array<number> | null }, targetFirst: { value: number | null, ci: Array<number> | null, n: number, placebo: number | null } | null } | null } | null } | null } | null };
 
 export type ConsolePatternFragment = { type: PatternType, status: PatternStatus | null, direction: string | null, startDate: string | null, endDate: string | null, confidence: number | null, rawConfidence: number | null, priceTarget: number | null, breakoutLevel: number | null, invalidationLevel: number | null, keyPoints: Array<{ label: string, date: string | null, price: number | null }> | null };
 
@@ -267,6 +273,7 @@ export type ConsoleStateEvidenceFragment = { state: string, n: number, dates: nu
 
 export type ConsoleSecurityBarsQueryVariables = Exact<{
   symbol: string;
+  from?: string | null | undefined;
   first?: number | null | undefined;
   after?: string | null | undefined;
 }>;
@@ -276,6 +283,7 @@ export type ConsoleSecurityBarsQuery = { security: { symbol: string, bars: { tot
 
 export type ConsoleSecuritySnapshotsQueryVariables = Exact<{
   symbol: string;
+  from?: string | null | undefined;
   first?: number | null | undefined;
   after?: string | null | undefined;
 }>;
@@ -385,6 +393,14 @@ export const ConsoleStateEvidenceFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ConsoleStateEvidence"}) as unknown as TypedDocumentString<ConsoleStateEvidenceFragment, unknown>;
+export const ConsoleSearchPaginationDocument = new TypedDocumentString(`
+    query ConsoleSearchPagination {
+  searchPagination {
+    defaultPageSize
+    maxPageSize
+  }
+}
+    `, {"hash":"sha256:aac560ebb34b0655234942ded2d0fcf6176f098a3a4993efc096ca423e5f998d"}) as unknown as TypedDocumentString<ConsoleSearchPaginationQuery, ConsoleSearchPaginationQueryVariables>;
 export const ConsoleBooksDocument = new TypedDocumentString(`
     query ConsoleBooks($first: Int, $after: String) {
   portfolios(first: $first, after: $after) {
@@ -812,13 +828,21 @@ export const ConsoleOptimizeDocument = new TypedDocumentString(`
   halfKelly
 }`, {"hash":"sha256:6f18fc06904f9190bc4c4cff49b427e999374bffa5d6c7957e7bec2da430ea22"}) as unknown as TypedDocumentString<ConsoleOptimizeMutation, ConsoleOptimizeMutationVariables>;
 export const ConsoleSecurityDocument = new TypedDocumentString(`
-    query ConsoleSecurity($symbol: String!, $date: String) {
+    query ConsoleSecurity($symbol: String!, $date: String, $partner: Boolean!) {
   security(symbol: $symbol) {
     symbol
     name
     sector
     assetType
     dataSource
+    latest: analysis @include(if: $partner) {
+      analysisDate
+    }
+    oldest: snapshots(first: 1) @include(if: $partner) {
+      nodes {
+        analysisDate
+      }
+    }
     analysis(date: $date) {
       analysisDate
       price
@@ -927,12 +951,12 @@ fragment ConsoleStateEvidence on StateEvidence {
     n
     placebo
   }
-}`, {"hash":"sha256:de13cf0993ddd51005676a7652e24fb7e679fdf626cb2a079abff11628531876"}) as unknown as TypedDocumentString<ConsoleSecurityQuery, ConsoleSecurityQueryVariables>;
+}`, {"hash":"sha256:e7419a0c800b85d21d6015a9a95d4696dd0f5e7189b884836f9606ec7b5bb2d8"}) as unknown as TypedDocumentString<ConsoleSecurityQuery, ConsoleSecurityQueryVariables>;
 export const ConsoleSecurityBarsDocument = new TypedDocumentString(`
-    query ConsoleSecurityBars($symbol: String!, $first: Int, $after: String) {
+    query ConsoleSecurityBars($symbol: String!, $from: LocalDate, $first: Int, $after: String) {
   security(symbol: $symbol) {
     symbol
-    bars(first: $first, after: $after) {
+    bars(from: $from, first: $first, after: $after) {
       totalCount
       pageInfo {
         hasNextPage
@@ -949,12 +973,12 @@ export const ConsoleSecurityBarsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:4f66de1e1dbef163494fdd77c31146e8b030294a3ba1aa2478473163732b63e1"}) as unknown as TypedDocumentString<ConsoleSecurityBarsQuery, ConsoleSecurityBarsQueryVariables>;
+    `, {"hash":"sha256:0621a01dd24a52220447f555634cbe6e49749fe45ff35bba7c16f906bc21510b"}) as unknown as TypedDocumentString<ConsoleSecurityBarsQuery, ConsoleSecurityBarsQueryVariables>;
 export const ConsoleSecuritySnapshotsDocument = new TypedDocumentString(`
-    query ConsoleSecuritySnapshots($symbol: String!, $first: Int, $after: String) {
+    query ConsoleSecuritySnapshots($symbol: String!, $from: LocalDate, $first: Int, $after: String) {
   security(symbol: $symbol) {
     symbol
-    snapshots(first: $first, after: $after) {
+    snapshots(from: $from, first: $first, after: $after) {
       totalCount
       pageInfo {
         hasNextPage
@@ -968,4 +992,4 @@ export const ConsoleSecuritySnapshotsDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:a53f1d43672ad408ff1036884b18a5f5f8a350d2fb22112ddc18d940e307e808"}) as unknown as TypedDocumentString<ConsoleSecuritySnapshotsQuery, ConsoleSecuritySnapshotsQueryVariables>;
+    `, {"hash":"sha256:3b22c417b8b1304aaa59e71d36d53f7783525b06314317b15e19dfa09abb6898"}) as unknown as TypedDocumentString<ConsoleSecuritySnapshotsQuery, ConsoleSecuritySnapshotsQueryVariables>;

@@ -1,6 +1,6 @@
 /**
  * The security's price chart: daily candles and volume over stage bands, the 10- and 30-week moving
- * averages, the shown patterns as lines through their key points with their levels, and support and
+ * averages, the shown patterns as lines through their key points (each marked at its own price) with their levels, and support and
  * resistance as price lines. Everything drawn is computed beforehand by ./overlays (pure); this
  * component only hands it to lightweight-charts and keeps the chart in step with its props.
  */
@@ -91,7 +91,6 @@ export function PriceChart({ bars, ma10, ma30, bands, patterns, levels, focus, l
       grid: { vertLines: { color: '#eef1f5' }, horzLines: { color: '#eef1f5' } },
       rightPriceScale: { scaleMargins: { top: 0.06, bottom: 0.24 } },
       timeScale: { borderColor: '#d8dee6' },
-      // The library's logo injects a <style> element, which the page's CSP refuses; the legend credits it instead.
     });
     // Added first so it is drawn behind everything: a full-height area coloured per day by stage.
     const bandSeries = chart.addSeries(AreaSeries, {
@@ -191,7 +190,8 @@ export function PriceChart({ bars, ma10, ma30, bands, patterns, levels, focus, l
       series.setData(pattern.geometry.points.map((p) => ({ time: p.time, value: p.value })));
       createSeriesMarkers(
         series,
-        pattern.geometry.markers.map((m) => ({ time: m.time, position: 'aboveBar' as const, shape: 'circle' as const, size: 0.6, color: pattern.colour, text: pattern.labelled ? m.text : undefined })),
+        // Each key point at its own price (not above the line's value): two on one date stay apart.
+        pattern.geometry.markers.map((m) => ({ time: m.time, position: 'atPriceMiddle' as const, price: m.price, shape: 'circle' as const, size: 0.6, color: pattern.colour, text: pattern.labelled ? m.text : undefined })),
       );
       if (target !== undefined) {
         series.createPriceLine({ price: target, color: pattern.colour, lineWidth: 1, lineStyle: LEVEL_STYLE.target, axisLabelVisible: true, title: narrow ? 'target' : `${pattern.title} target` });

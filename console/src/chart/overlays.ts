@@ -4,7 +4,12 @@
  * points, and the horizontal levels. Pure functions over plain data (no DOM, no chart library), so
  * every overlay can be checked without a browser. Times are the bars' `YYYY-MM-DD` dates, which the
  * chart library reads as business days.
+ *
+ * The weekly grouping and the moving average are the analysis engine's own pure functions (no I/O, no
+ * imports of their own), bundled into the console, so there is one home for each rule.
  */
+import { sma } from '../../../subgraphs/analysis/engine/indicators.js';
+import { toWeekly } from '../../../subgraphs/analysis/engine/weekly.js';
 
 /** A daily bar as the chart needs it. */
 export interface DailyBar {
@@ -54,46 +59,42 @@ export function dateOfDay(day: number): string {
   return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The Monday starting the week of `date` (as a day number): bars of one trading week share it. */
-export function weekOf(date: string): number {
-  const day = dayNumber(date);
-  // 1970-01-01 was a Thursday: shifting by 3 makes Monday the first day of each 7-day block.
-  return day - ((((day + 3) % 7) + 7) % 7);
-}
-
 /**
- * The close of each week: the last bar of every calendar week (Monday to Sunday), dated on that bar.
- * The current, unfinished week counts with its latest close, as a weekly chart shows it.
+ * The close of each week: the last bar of every ISO week (Monday to Sunday), dated on that bar, as
+ * the analysis engine groups them (its `toWeekly`, imported rather than copied, so the chart and the
+ * snapshot's sma10w/sma30w cannot disagree on what a week is). The current, unfinished week counts
+ * with its latest close, as the engine's snapshot and a weekly chart both take it. Bars with an
+ * invalid date, or not after the bar before them, are left out (the engine requires increasing dates).
  */
 export function weeklyCloses(bars: readonly Pick<DailyBar, 'date' | 'close'>[]): LinePoint[] {
-  const weeks: LinePoint[] = [];
-  let current = NaN;
+  const dates: string[] = [];
+  const closes: number[] = [];
   for (const bar of bars) {
-    const week = weekOf(bar.date);
-    if (Number.isNaN(week)) continue;
-    if (week === current) weeks[weeks.length - 1] = { time: bar.date, value: bar.close };
-    else {
-      weeks.push({ time: bar.date, value: bar.close });
-      current = week;
-    }
+    const day = dayNumber(bar.date);
+    if (Number.isNaN(day) || dateOfDay(day) !== bar.date) continue;
+    if (dates.length > 0 && bar.date <= dates[dates.length - 1]) continue;
+    dates.push(bar.date);
+    closes.push(bar.close);
   }
-  return weeks;
+  const close = Float64Array.from(closes);
+  const weekly = toWeekly(dates, close, close, close, close, close, null, dates.length - 1);
+  return weekly.dates.map((time, i) => ({ time, value: weekly.close[i] }));
 }
 
 /**
  * The `weeks`-week simple moving average of weekly closes (the 10- and 30-week averages of the stage
- * analysis), one point per week on its last trading day, from the first week with a full window.
+ * analysis), one point per week on its last trading day, from the first week with a full window. The
+ * average is the engine's own `sma` over the engine's weekly closes: the one rule behind the snapshot's
+ * sma10w and sma30w, so on the snapshot's week the lines end on those values.
  */
 export function weeklyMovingAverage(bars: readonly Pick<DailyBar, 'date' | 'close'>[], weeks: number): LinePoint[] {
   if (!Number.isInteger(weeks) || weeks < 1) throw new RangeError(`weeks must be a positive integer, got ${weeks}`);
   const closes = weeklyCloses(bars);
+  const averages = sma(Float64Array.from(closes, (c) => c.value), weeks);
   const out: LinePoint[] = [];
-  let sum = 0;
-  for (let i = 0; i < closes.length; i++) {
-    sum += closes[i].value;
-    if (i >= weeks) sum -= closes[i - weeks].value;
-    if (i >= weeks - 1) out.push({ time: closes[i].time, value: sum / weeks });
-  }
+  closes.forEach((c, i) => {
+    if (!Number.isNaN(averages[i])) out.push({ time: c.time, value: averages[i] });
+  });
   return out;
 }
 
@@ -174,45 +175,43 @@ export interface KeyPoint {
   price: number | null;
 }
 
-/** A labelled point to mark on a pattern's line. */
+/** A key point marked at its own price on a pattern's line. */
 export interface PatternMarker {
   time: string;
+  /** The key point's price as the answer carried it. */
   price: number;
-  /** The labels of every key point on that date, joined. */
+  /** The key point's label. */
   text: string;
 }
 
 /** What a pattern's line is drawn from. */
 export interface PatternGeometry {
-  /** The key points with a date and a price, in date order, one per date (a line needs increasing times). */
+  /**
+   * The line: the key points with a date and a price, in date order, one per date (a line series holds
+   * one value per time): on a date with several, the first of them as the answer listed it.
+   */
   points: LinePoint[];
+  /** Every drawable key point, each at its own price (so one sharing its date with another is still where it was). */
   markers: PatternMarker[];
 }
 
 /**
- * The line connecting a pattern's key points in date order, with a marker per key point date. Key
- * points lacking a date or price are left out; several on one date become one point (their mean
- * price) with their labels joined, since a line series holds one value per time.
+ * The line connecting a pattern's key points in date order, and a marker per key point at its own
+ * price. Key points lacking a date or price are left out. Several on one date: the line passes through
+ * the first and each keeps its own marker; no price is made up (never a mean of two), so every drawn
+ * point is a price the pattern carried.
  */
 export function patternGeometry(keyPoints: readonly KeyPoint[] | null | undefined): PatternGeometry {
-  const byDate = new Map<string, { labels: string[]; prices: number[] }>();
-  for (const kp of keyPoints ?? []) {
-    if (kp.date === null || kp.price === null || !Number.isFinite(kp.price) || Number.isNaN(dayNumber(kp.date))) continue;
-    const entry = byDate.get(kp.date) ?? { labels: [], prices: [] };
-    entry.labels.push(kp.label);
-    entry.prices.push(kp.price);
-    byDate.set(kp.date, entry);
-  }
-  const dates = [...byDate.keys()].sort();
+  const drawable: Array<{ time: string; price: number; text: string; order: number }> = [];
+  (keyPoints ?? []).forEach((kp, order) => {
+    if (kp.date === null || kp.price === null || !Number.isFinite(kp.price) || Number.isNaN(dayNumber(kp.date))) return;
+    drawable.push({ time: kp.date, price: kp.price, text: kp.label, order });
+  });
+  // Date order; on one date the answer's order (Array.prototype.sort is stable, `order` makes it explicit).
+  drawable.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.order - b.order));
   const points: LinePoint[] = [];
-  const markers: PatternMarker[] = [];
-  for (const date of dates) {
-    const { labels, prices } = byDate.get(date)!;
-    const price = prices.reduce((a, b) => a + b, 0) / prices.length;
-    points.push({ time: date, value: price });
-    markers.push({ time: date, price, text: labels.join(' / ') });
-  }
-  return { points, markers };
+  for (const d of drawable) if (points[points.length - 1]?.time !== d.time) points.push({ time: d.time, value: d.price });
+  return { points, markers: drawable.map(({ time, price, text }) => ({ time, price, text })) };
 }
 
 export type PatternLevelKind = 'target' | 'breakout' | 'invalidation';

@@ -4,7 +4,7 @@
  * partner token the platform answers only the demo symbol's latest public fields: the view shows
  * those and says what signing in adds (bars, history, dated snapshots, partner-only fields).
  */
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { execute, type ConsoleError } from '../api';
 import { ErrorList } from '../errors';
 import { navigate } from '../location';
@@ -33,7 +33,7 @@ import {
   type StagePoint,
 } from '../chart/overlays';
 import { formatEstimate, formatFraction, formatPrice, formatProbability, humanize, NOT_MEASURED } from '../chart/format';
-import { collectPages } from '../chart/pages';
+import { collectPages, historyFrom, type Page } from '../chart/pages';
 import { CHART_COLOURS, PriceChart, type ChartPattern } from '../chart/PriceChart';
 import './security.css';
 
@@ -42,89 +42,146 @@ const BARS_PAGE = 2000;
 const BARS_MAX_PAGES = 10;
 const SNAPSHOTS_PAGE = 100;
 const SNAPSHOTS_MAX_PAGES = 60;
+/**
+ * How far before the shown snapshot the history window starts (then back to that year's 1 January):
+ * the 30-week average's warm-up and the months the chart opens on, with room to scroll back.
+ */
+const LOOKBACK_DAYS = 3 * 365;
+/** Days of bars a window allows past the latest snapshot (bars may run ahead of the analysis). */
+const BARS_AFTER_LATEST_DAYS = 366;
 
 type Snapshot = NonNullable<NonNullable<ConsoleSecurityQuery['security']>['analysis']>;
 
-/** A connection read in full (or up to the bound), with the errors met on the way. */
+/** The main answer, with the symbol and date it was asked for (an answer for another symbol is never shown). */
+interface MainState {
+  symbol: string | null;
+  date: string | null;
+  loading: boolean;
+  data: ConsoleSecurityQuery | null;
+  errors: ConsoleError[];
+}
+
+/** A connection's window read in full (or up to the bound), keyed by what it was read for, with the errors met on the way. */
 interface History<T> {
+  /** `symbol|from` of the reading this state belongs to; null before any. */
+  key: string | null;
   loading: boolean;
   nodes: T[];
   truncated: boolean;
   errors: ConsoleError[];
 }
 
-const EMPTY_HISTORY = { loading: false, nodes: [], truncated: false, errors: [] };
+const EMPTY_HISTORY: History<never> = { key: null, loading: false, nodes: [], truncated: false, errors: [] };
 
-/** Reads every page of one of the symbol's connections while a token is present. */
-function useHistory<T>(symbol: string, token: string | null, endpoint: string, maxPages: number, fetchPage: (after: string | null) => Promise<{ page: { nodes: T[]; hasNextPage: boolean; endCursor: string | null } | null; errors: ConsoleError[] }>): History<T> {
+/** A page fetcher: the cursor and the signal that cancels the call. */
+type FetchPage<T> = (after: string | null, signal: AbortSignal) => Promise<{ page: Page<T> | null; errors: ConsoleError[] }>;
+
+/**
+ * Reads every page of one of the symbol's connections from `from` on, while `key` is set (a token is
+ * present and the window is known). One AbortController per reading: a new key or unmounting aborts
+ * the calls under way, and the answer of an old reading is never stored.
+ */
+function useHistory<T>(key: string | null, maxPages: number, fetchPage: FetchPage<T>): History<T> {
   const [state, setState] = useState<History<T>>(EMPTY_HISTORY);
+  const fetcher = useRef(fetchPage);
+  fetcher.current = fetchPage;
   useEffect(() => {
-    if (!token) {
+    if (key === null) {
       setState(EMPTY_HISTORY);
       return;
     }
-    let live = true;
-    setState({ ...EMPTY_HISTORY, loading: true });
+    const controller = new AbortController();
+    setState({ ...EMPTY_HISTORY, key, loading: true });
     const errors: ConsoleError[] = [];
-    void collectPages(async (after) => {
-      const answer = await fetchPage(after);
-      errors.push(...answer.errors);
-      return answer.page;
-    }, maxPages).then((result) => {
-      if (live) setState({ loading: false, nodes: result.nodes, truncated: result.truncated, errors });
+    void collectPages(
+      async (after) => {
+        const answer = await fetcher.current(after, controller.signal);
+        errors.push(...answer.errors);
+        return answer.page;
+      },
+      maxPages,
+      controller.signal,
+    ).then((result) => {
+      if (!result.aborted) setState({ key, loading: false, nodes: result.nodes, truncated: result.truncated, errors });
     });
-    return () => {
-      live = false;
-    };
-    // fetchPage is rebuilt every render; the reading depends only on these.
-  }, [symbol, token, endpoint, maxPages]);
-  return state;
+    return () => controller.abort();
+  }, [key, maxPages]);
+  // A state left from another key (the effect has not run yet) is not this reading's.
+  return state.key === key ? state : key === null ? EMPTY_HISTORY : { ...EMPTY_HISTORY, key, loading: true };
 }
 
 export function SecurityView({ symbol, date }: { symbol: string; date: string | null }) {
   const { token, settings } = useSession();
   const endpoint = settings.endpoint;
+  const heading = useRef<HTMLHeadingElement>(null);
+  /** The symbol the symbol form asked for: its heading takes the focus once its answer is in. */
+  const focusOnLoad = useRef<string | null>(null);
 
-  const [main, setMain] = useState<{ loading: boolean; data: ConsoleSecurityQuery | null; errors: ConsoleError[] }>({ loading: true, data: null, errors: [] });
+  const [mainState, setMain] = useState<MainState>({ symbol: null, date: null, loading: true, data: null, errors: [] });
   useEffect(() => {
-    let live = true;
-    setMain((m) => ({ ...m, loading: true }));
-    void execute(ConsoleSecurityDocument, { symbol, date }, token, { endpoint }).then((answer) => {
-      if (live) setMain({ loading: false, data: answer.data, errors: answer.errors });
+    const controller = new AbortController();
+    // Another symbol's answer is cleared at once; the same symbol's stays on screen until the new date's arrives.
+    setMain((m) => (m.symbol === symbol ? { ...m, loading: true } : { symbol, date, loading: true, data: null, errors: [] }));
+    void execute(ConsoleSecurityDocument, { symbol, date, partner: token !== null }, token, { endpoint, signal: controller.signal }).then((answer) => {
+      if (!controller.signal.aborted) setMain({ symbol, date, loading: false, data: answer.data, errors: answer.errors });
     });
-    return () => {
-      live = false;
-    };
+    return () => controller.abort();
   }, [symbol, date, token, endpoint]);
+  // Before the effect above has run for a new symbol, the state still holds the old one's: never shown.
+  const main: MainState = mainState.symbol === symbol ? mainState : { symbol, date, loading: true, data: null, errors: [] };
 
-  const bars = useHistory<DailyBar>(symbol, token, endpoint, BARS_MAX_PAGES, async (after) => {
-    const answer = await execute(ConsoleSecurityBarsDocument, { symbol, first: BARS_PAGE, after }, token, { endpoint });
+  const security = main.data?.security ?? null;
+  const snapshot = security?.analysis ?? null;
+  const latest = security?.latest?.analysisDate ?? null;
+  const oldest = security?.oldest?.nodes[0]?.analysisDate ?? null;
+
+  // The history window: known once the main answer for this symbol is in (it carries the latest date).
+  const answered = main.data !== null || (!main.loading && main.symbol === symbol);
+  const readable = token !== null && answered && security !== null;
+  const barsFrom = historyFrom(date, latest, { lookbackDays: LOOKBACK_DAYS, capacity: BARS_PAGE * BARS_MAX_PAGES, afterLatestDays: BARS_AFTER_LATEST_DAYS });
+  const snapshotsFrom = historyFrom(date, latest, { lookbackDays: LOOKBACK_DAYS, capacity: SNAPSHOTS_PAGE * SNAPSHOTS_MAX_PAGES });
+  const barsKey = readable ? `${symbol}|${barsFrom ?? ''}|${endpoint}|${token}` : null;
+  const snapshotsKey = readable ? `${symbol}|${snapshotsFrom ?? ''}|${endpoint}|${token}` : null;
+
+  const bars = useHistory<DailyBar>(barsKey, BARS_MAX_PAGES, async (after, signal) => {
+    const answer = await execute(ConsoleSecurityBarsDocument, { symbol, from: barsFrom, first: BARS_PAGE, after }, token, { endpoint, signal });
     const c = answer.data?.security?.bars;
     return { page: c ? { nodes: c.nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
   });
-  const history = useHistory<StagePoint>(symbol, token, endpoint, SNAPSHOTS_MAX_PAGES, async (after) => {
-    const answer = await execute(ConsoleSecuritySnapshotsDocument, { symbol, first: SNAPSHOTS_PAGE, after }, token, { endpoint });
+  const history = useHistory<StagePoint>(snapshotsKey, SNAPSHOTS_MAX_PAGES, async (after, signal) => {
+    const answer = await execute(ConsoleSecuritySnapshotsDocument, { symbol, from: snapshotsFrom, first: SNAPSHOTS_PAGE, after }, token, { endpoint, signal });
     const c = answer.data?.security?.snapshots;
     const nodes = c?.nodes.map((n) => ({ date: n.analysisDate, stage: n.stage })) ?? [];
     return { page: c ? { nodes, hasNextPage: c.pageInfo.hasNextPage, endCursor: c.pageInfo.endCursor } : null, errors: answer.errors };
   });
+  const historyDates = useMemo(() => history.nodes.map((s) => s.date), [history.nodes]);
+  /** Whether the loaded history reaches back to the oldest stored snapshot (else dates before its first are not known here). */
+  const fromOldest = oldest !== null && historyDates.length > 0 && historyDates[0] <= oldest;
 
-  // A date without a snapshot of its own (a weekend, a holiday) shows the one in force on it.
+  // A date without a snapshot of its own (a weekend, a holiday) shows the one in force on it, found in
+  // this symbol's history of this window (the key says so; a reading under way or another symbol's is not used).
   useEffect(() => {
-    if (!date || history.loading || history.nodes.length === 0) return;
-    const snapped = snapshotDateFor(history.nodes.map((s) => s.date), date);
+    if (!date || history.key !== snapshotsKey || history.loading || historyDates.length === 0) return;
+    if (date < historyDates[0] && !fromOldest) return;
+    const snapped = snapshotDateFor(historyDates, date);
     if (snapped && snapped !== date) navigate({ view: 'security', symbol, date: snapped });
-  }, [date, symbol, history]);
+  }, [date, symbol, history, historyDates, snapshotsKey, fromOldest]);
 
-  const security = main.data?.security ?? null;
-  const snapshot = security?.analysis ?? null;
+  // After the symbol form, the new symbol's heading takes the focus once it has loaded.
+  useEffect(() => {
+    if (focusOnLoad.current === symbol && main.symbol === symbol && !main.loading) {
+      focusOnLoad.current = null;
+      heading.current?.focus();
+    }
+  }, [symbol, main]);
+
   const loading = main.loading || bars.loading || history.loading;
   const errors = [...main.errors, ...bars.errors, ...history.errors];
 
   return (
     <section aria-labelledby="security-title" aria-busy={loading ? 'true' : 'false'} className="security">
       <div className="security-head">
-        <h2 id="security-title">
+        <h2 id="security-title" ref={heading} tabIndex={-1}>
           {symbol}
           {security && <span className="security-name"> {security.name}</span>}
         </h2>
@@ -134,7 +191,17 @@ export function SecurityView({ symbol, date }: { symbol: string; date: string | 
           </p>
         )}
       </div>
-      <SecurityControls symbol={symbol} date={date} snapshotDates={history.nodes.map((s) => s.date)} shownDate={snapshot?.analysisDate ?? null} />
+      <SecurityControls
+        symbol={symbol}
+        date={date}
+        snapshotDates={historyDates}
+        fromOldest={fromOldest}
+        bounds={{ min: oldest ?? historyDates[0] ?? null, max: latest ?? historyDates[historyDates.length - 1] ?? null }}
+        shownDate={snapshot?.analysisDate ?? null}
+        onSymbol={(next) => {
+          focusOnLoad.current = next;
+        }}
+      />
       {loading && <p className="loading">Loading {symbol}…</p>}
       <ErrorList errors={errors} />
       {!token && (
@@ -151,24 +218,48 @@ export function SecurityView({ symbol, date }: { symbol: string; date: string | 
   );
 }
 
-/** The symbol form and the snapshot date picker (bounded by the stored snapshots' dates when known). */
-function SecurityControls({ symbol, date, snapshotDates, shownDate }: { symbol: string; date: string | null; snapshotDates: string[]; shownDate: string | null }) {
+/** The symbol form and the snapshot date picker (bounded by the oldest and latest stored snapshots when known). */
+function SecurityControls({
+  symbol,
+  date,
+  snapshotDates,
+  fromOldest,
+  bounds,
+  shownDate,
+  onSymbol,
+}: {
+  symbol: string;
+  date: string | null;
+  /** The loaded window's snapshot dates, for snapping a picked day to the snapshot in force on it. */
+  snapshotDates: string[];
+  /** Whether `snapshotDates` starts at the oldest stored snapshot. */
+  fromOldest: boolean;
+  bounds: { min: string | null; max: string | null };
+  shownDate: string | null;
+  onSymbol(symbol: string): void;
+}) {
   const [typed, setTyped] = useState(symbol);
   useEffect(() => setTyped(symbol), [symbol]);
   const [picked, setPicked] = useState(date ?? shownDate ?? '');
   useEffect(() => setPicked(date ?? shownDate ?? ''), [date, shownDate]);
-  const min = snapshotDates.length > 0 ? snapshotDates[0] : undefined;
-  const max = snapshotDates.length > 0 ? snapshotDates[snapshotDates.length - 1] : undefined;
+  const min = bounds.min ?? undefined;
+  const max = bounds.max ?? undefined;
 
   const showSymbol = (e: FormEvent) => {
     e.preventDefault();
     const next = typed.trim().toUpperCase();
-    if (next) navigate({ view: 'security', symbol: next, date: null });
+    if (!next) return;
+    onSymbol(next);
+    navigate({ view: 'security', symbol: next, date: null });
   };
-  /** Goes to the stored snapshot in force on `value` (the latest on or before it). */
+  /**
+   * Goes to the stored snapshot in force on `value` (the latest on or before it). A day before the
+   * loaded window goes as picked: the window moves there and the view snaps it once that history is in.
+   */
   const showDate = (value: string) => {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return;
-    const target = snapshotDateFor(snapshotDates, value) ?? value;
+    const known = snapshotDates.length > 0 && (value >= snapshotDates[0] || fromOldest);
+    const target = known ? (snapshotDateFor(snapshotDates, value) ?? value) : value;
     if (target !== date) navigate({ view: 'security', symbol, date: target });
   };
   const inRange = (value: string) => (!min || value >= min) && (!max || value <= max);
@@ -214,6 +305,17 @@ function SecurityControls({ symbol, date, snapshotDates, shownDate }: { symbol: 
       </form>
     </div>
   );
+}
+
+/**
+ * What range of a history the chart shows. The window ends at the latest stored data and starts a few
+ * years before the shown snapshot, so older data is left out on purpose; a reading stopped by the
+ * page bound (not expected: the window is sized to fit) says where it stopped.
+ */
+function windowNote(what: string, dates: readonly string[], truncated: boolean, bound: number): string {
+  if (dates.length === 0) return '';
+  const range = `${what} from ${dates[0]} to ${dates[dates.length - 1]}`;
+  return truncated ? `${range}: reading stopped at ${bound}, later ones are not shown.` : `${range}.`;
 }
 
 /** A pattern of the snapshot with what the chart and the list need. */
@@ -306,8 +408,10 @@ function SecurityBody({ symbol, snapshot, bars, history, signedIn }: { symbol: s
                 Charting by&nbsp;<a href="https://www.tradingview.com/" target="_blank" rel="noopener noreferrer">TradingView</a>&nbsp;Lightweight Charts
               </span>
             </figcaption>
-            {bars.truncated && <p className="notice">Only the first {BARS_PAGE * BARS_MAX_PAGES} bars are shown.</p>}
-            {history.truncated && <p className="notice">Only the first {SNAPSHOTS_PAGE * SNAPSHOTS_MAX_PAGES} snapshots are shaded.</p>}
+            <p className="muted chart-range" data-testid="chart-range">
+              {windowNote('Daily bars', bars.nodes.map((b) => b.date), bars.truncated, BARS_PAGE * BARS_MAX_PAGES)}{' '}
+              {history.nodes.length > 0 && windowNote('Stage shading from snapshots', history.nodes.map((h) => h.date), history.truncated, SNAPSHOTS_PAGE * SNAPSHOTS_MAX_PAGES)}
+            </p>
           </figure>
         ) : (
           <p className="chart-placeholder">

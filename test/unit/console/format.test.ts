@@ -43,7 +43,7 @@ describe('reading a connection page by page', () => {
   it('follows endCursor until the last page', async () => {
     const s = server(7, 3);
     const result = await collectPages(s.fetchPage, 10);
-    expect(result).toEqual({ nodes: [0, 1, 2, 3, 4, 5, 6], truncated: false, failed: false });
+    expect(result).toEqual({ nodes: [0, 1, 2, 3, 4, 5, 6], truncated: false, failed: false, aborted: false });
     expect(s.asked).toEqual([null, '2', '5']);
   });
 
@@ -56,9 +56,9 @@ describe('reading a connection page by page', () => {
 
   it('stops on a repeated cursor or a failed page, keeping what came before', async () => {
     const stuck = await collectPages(async () => ({ nodes: [1], hasNextPage: true, endCursor: 'same' }), 50);
-    expect(stuck).toEqual({ nodes: [1, 1], truncated: false, failed: false });
+    expect(stuck).toEqual({ nodes: [1, 1], truncated: false, failed: false, aborted: false });
     let calls = 0;
     const failing = await collectPages(async () => (++calls === 1 ? { nodes: [1, 2], hasNextPage: true, endCursor: 'x' } : null), 50);
-    expect(failing).toEqual({ nodes: [1, 2], truncated: false, failed: true });
+    expect(failing).toEqual({ nodes: [1, 2], truncated: false, failed: true, aborted: false });
   });
 });

@@ -12,7 +12,6 @@ import {
   stageSegments,
   supportResistance,
   visibleRange,
-  weekOf,
   weeklyCloses,
   weeklyMovingAverage,
   type StagePoint,
@@ -32,11 +31,33 @@ function weekdays(start: string, weeks: number, close: (i: number) => number) {
 }
 
 describe('weekly closes and moving averages', () => {
-  it('groups bars into Monday-to-Sunday weeks', () => {
-    expect(weekOf('2026-11-23')).toBe(dayNumber('2026-11-23')); // a Monday
-    expect(weekOf('2026-11-27')).toBe(dayNumber('2026-11-23')); // its Friday
-    expect(weekOf('2026-11-29')).toBe(dayNumber('2026-11-23')); // its Sunday
-    expect(weekOf('2026-11-30')).toBe(dayNumber('2026-11-30')); // the next Monday
+  it('groups bars into Monday-to-Sunday weeks, across a year boundary', () => {
+    const bars = [
+      { date: '2026-11-23', close: 1 }, // a Monday
+      { date: '2026-11-29', close: 2 }, // its Sunday
+      { date: '2026-11-30', close: 3 }, // the next Monday
+      { date: '2026-12-31', close: 4 }, // Thursday of the week that ends in 2027
+      { date: '2027-01-01', close: 5 },
+      { date: '2027-01-04', close: 6 },
+    ];
+    expect(weeklyCloses(bars)).toEqual([
+      { time: '2026-11-29', value: 2 },
+      { time: '2026-11-30', value: 3 },
+      { time: '2027-01-01', value: 5 },
+      { time: '2027-01-04', value: 6 },
+    ]);
+  });
+
+  it('leaves out bars with an invalid or out-of-order date instead of failing', () => {
+    const bars = [
+      { date: '2026-11-23', close: 1 },
+      { date: '2026-02-30', close: 9 },
+      { date: '2026-11-23', close: 9 },
+      { date: '2026-11-20', close: 9 },
+      { date: '2026-11-24', close: 2 },
+    ];
+    expect(weeklyCloses(bars)).toEqual([{ time: '2026-11-24', value: 2 }]);
+    expect(weeklyCloses([])).toEqual([]);
   });
 
   it('takes the last close of each week, dated on that bar (a short week included)', () => {
@@ -119,7 +140,7 @@ describe('pattern geometry', () => {
     expect(g.markers.map((m) => m.text)).toEqual(['first trough', 'neckline', 'second trough']);
   });
 
-  it('leaves out key points without a date or price and merges points sharing a date', () => {
+  it('leaves out key points without a date or price, and never averages key points sharing a date', () => {
     const g = patternGeometry([
       { label: 'A', date: '2026-06-01', price: 100 },
       { label: 'B', date: '2026-06-01', price: 104 },
@@ -127,9 +148,34 @@ describe('pattern geometry', () => {
       { label: 'D', date: '2026-06-10', price: null },
       { label: 'E', date: 'not a date', price: 90 },
     ]);
-    expect(g.points).toEqual([{ time: '2026-06-01', value: 102 }]);
-    expect(g.markers).toEqual([{ time: '2026-06-01', price: 102, text: 'A / B' }]);
+    // The line passes through the first of the date; each key point keeps its own marker at its own price.
+    expect(g.points).toEqual([{ time: '2026-06-01', value: 100 }]);
+    expect(g.markers).toEqual([
+      { time: '2026-06-01', price: 100, text: 'A' },
+      { time: '2026-06-01', price: 104, text: 'B' },
+    ]);
     expect(patternGeometry(null)).toEqual({ points: [], markers: [] });
+  });
+
+  it('draws only prices the pattern carried, every key point marked', () => {
+    const keyPoints = [
+      { label: 'left shoulder', date: '2026-03-02', price: 88.5 },
+      { label: 'neckline', date: '2026-03-02', price: 97.25 },
+      { label: 'head', date: '2026-04-01', price: 80 },
+      { label: 'neckline 2', date: '2026-04-20', price: 98 },
+      { label: 'right shoulder', date: '2026-04-20', price: 87 },
+      { label: 'breakout', date: '2026-04-20', price: 99.5 },
+      { label: 'undated', date: null, price: 70 },
+    ];
+    const carried = new Set(keyPoints.map((k) => k.price));
+    const g = patternGeometry(keyPoints);
+    for (const p of g.points) expect(carried.has(p.value)).toBe(true);
+    for (const m of g.markers) expect(carried.has(m.price)).toBe(true);
+    // Each drawn marker is the key point of that label, date and price.
+    for (const m of g.markers) expect(keyPoints).toContainEqual({ label: m.text, date: m.time, price: m.price });
+    expect(g.markers).toHaveLength(6);
+    // The line holds one value per date, in increasing time.
+    expect(g.points.map((p) => p.time)).toEqual(['2026-03-02', '2026-04-01', '2026-04-20']);
   });
 
   it('draws breakout and invalidation over the pattern up to the snapshot, leaving the target to a price line', () => {
