@@ -1,5 +1,9 @@
-/** Sign-in: a development token from the page's endpoint (development only), or a pasted token. */
-import { useState, type FormEvent } from 'react';
+/**
+ * Sign-in: a development token from the page's endpoint (development only), or a pasted token. Signing
+ * in or out replaces the button that did it, so focus moves to the control that undoes it ("Sign out",
+ * or the sign-in button / token field) instead of dropping to the page.
+ */
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useSession } from './session';
 
 interface DevTokenAnswer {
@@ -12,14 +16,30 @@ export function SignIn() {
   const [pasted, setPasted] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const signedIn = session.token !== null;
+  const container = useRef<HTMLDivElement>(null);
+  const signOutButton = useRef<HTMLButtonElement>(null);
+  const demoButton = useRef<HTMLButtonElement>(null);
+  const tokenInput = useRef<HTMLInputElement>(null);
+  const wasSignedIn = useRef(signedIn);
+
+  useEffect(() => {
+    if (wasSignedIn.current === signedIn) return; // the first render, or nothing changed
+    wasSignedIn.current = signedIn;
+    // Only when focus was here (or dropped with the button that went): a view's own focus is left alone.
+    const active = document.activeElement;
+    if (active && active !== document.body && !container.current?.contains(active)) return;
+    if (signedIn) signOutButton.current?.focus();
+    else (demoButton.current ?? tokenInput.current)?.focus();
+  }, [signedIn]);
 
   if (session.token) {
     return (
-      <div className="signin" aria-live="polite">
+      <div className="signin" aria-live="polite" ref={container}>
         <span>
           Signed in as <strong data-testid="subject">{session.subject ?? 'a partner'}</strong>
         </span>
-        <button type="button" onClick={session.signOut}>
+        <button type="button" ref={signOutButton} onClick={session.signOut}>
           Sign out
         </button>
       </div>
@@ -55,15 +75,15 @@ export function SignIn() {
   }
 
   return (
-    <div className="signin">
+    <div className="signin" ref={container}>
       {session.settings.devTokenUrl && (
-        <button type="button" onClick={mint} disabled={busy}>
+        <button type="button" ref={demoButton} onClick={mint} disabled={busy}>
           Sign in as the demo partner
         </button>
       )}
       <form onSubmit={paste} className="paste-token">
         <label htmlFor="token-input">Partner token</label>
-        <input id="token-input" type="password" autoComplete="off" value={pasted} onChange={(e) => setPasted(e.target.value)} placeholder="eyJ…" />
+        <input id="token-input" ref={tokenInput} type="password" autoComplete="off" value={pasted} onChange={(e) => setPasted(e.target.value)} placeholder="eyJ…" />
         <button type="submit">Use token</button>
       </form>
       {problem && (

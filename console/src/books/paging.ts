@@ -4,9 +4,24 @@
  * pageSize)`: pages are stable, a page past the end answers empty). Pure, so both are tested alone.
  */
 
-/** The page sizes the cash hunt offers (the platform allows 1..50). */
+/** The page sizes the view offers for the cash hunt, before the search's own limits are applied. */
 export const IDEA_PAGE_SIZES = [5, 10, 20] as const;
-export type IdeaPageSize = (typeof IDEA_PAGE_SIZES)[number];
+
+/** The search's page limits as the graph answers them (`searchPagination`). */
+export interface SearchPageLimits {
+  defaultPageSize: number;
+  maxPageSize: number;
+}
+
+/**
+ * The page sizes the cash hunt offers: the view's sizes and the search's default, none above the
+ * search's largest page (then that largest page is the only choice), smallest first.
+ */
+export function pageSizeChoices(limits: SearchPageLimits): number[] {
+  const max = Math.max(1, Math.floor(limits.maxPageSize));
+  const sizes = new Set<number>([...IDEA_PAGE_SIZES, limits.defaultPageSize].filter((s) => Number.isInteger(s) && s >= 1 && s <= max));
+  return sizes.size > 0 ? [...sizes].sort((a, b) => a - b) : [max];
+}
 
 /** Where a numbered list stands: for the pager's text and whether each button can move. */
 export interface PageState {
@@ -50,10 +65,10 @@ export function pageAfterResize(page: number, oldSize: number, newSize: number):
   return Math.floor(firstItem / newSize) + 1;
 }
 
-/** Reads a page size the view offers; anything else falls back to the first. */
-export function parsePageSize(value: string): IdeaPageSize {
+/** Reads a page size from `choices`; anything else falls back to the first choice. */
+export function parsePageSize(value: string, choices: readonly number[]): number {
   const size = Number(value);
-  return (IDEA_PAGE_SIZES as readonly number[]).includes(size) ? (size as IdeaPageSize) : IDEA_PAGE_SIZES[0];
+  return choices.includes(size) ? size : (choices[0] ?? 1);
 }
 
 /**

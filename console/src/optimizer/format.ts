@@ -20,11 +20,10 @@ export function formatFraction(fraction: number, digits = 2): string {
 }
 
 /**
- * The width of each weight's bar as a CSS percentage, relative to the largest weight (which fills its
- * cell), so small books of capped names still show their differences; the cell's text gives the
- * exact weight. Zero, negative or non-finite weights get an empty bar.
+ * The width of each weight's bar as a CSS percentage of the whole account (a full bar is all the
+ * capital), so a bar's length is its weight and two books' bars compare. Weights are fractions of the
+ * account; one above 1 fills the bar, zero, negative or non-finite weights get an empty bar.
  */
 export function barWidths(weights: readonly number[]): string[] {
-  const max = Math.max(0, ...weights.filter((w) => Number.isFinite(w)));
-  return weights.map((w) => (max > 0 && Number.isFinite(w) && w > 0 ? `${((w / max) * 100).toFixed(1)}%` : '0%'));
+  return weights.map((w) => (Number.isFinite(w) && w > 0 ? `${(Math.min(w, 1) * 100).toFixed(1)}%` : '0%'));
 }

@@ -1,23 +1,14 @@
 /**
- * The optimizer's binding notes in plain words. Each note starts with the spec field name of what bound
- * (`sector_caps.DEFAULT: capped ACME at 0.1000 (wanted 0.2734)`, `max_positions: ...`, or a strategy's
- * name); the view groups the notes by that constraint under a readable name, keeping the server's text
- * (the figures are its). Pure: no DOM, no React.
+ * The optimizer's binding notes in plain words. The graph carries them as free text only
+ * (`optimizerDiagnostics.bindingNotes: [String!]!`, no field saying what bound), and the engine starts
+ * every note with one token naming what bound: a spec field (`sector_caps.DEFAULT: capped ACME at
+ * 0.1000 (wanted 0.2734)`, `max_positions: ...`), a strategy's name, or a word of its own (`caps:`,
+ * `candidates:`). The view groups the notes by that leading token, whatever it is, and names the group:
+ * a request field by its form label, a strategy (from the graph's `allocationStrategies`) as such, any
+ * other token in words made from the token itself, so a prefix the server adds later groups and reads
+ * without a change here. The server's text is kept (the figures are its). Pure: no DOM, no React.
  */
 import { LABELS, controlForField, fieldSegments } from './fields.js';
-
-const STRATEGIES = new Set(['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED']);
-
-/** Names for note prefixes that are not fields of the request. */
-const OTHER_PREFIXES: Readonly<Record<string, string>> = {
-  remaining_capital: 'Cash left over',
-  caps: 'Position and sector caps',
-  candidates: 'Eligible names',
-  book: 'The book',
-  ledoitWolf: 'Covariance estimate',
-  total_capital: 'Total capital',
-  demo: 'Demo result',
-};
 
 /** The fields a note prefix can name, by their leaf (binding notes do not say `risk_settings.`). */
 const PARENTS = ['', 'riskSettings.', 'constraintPack.'] as const;
@@ -32,11 +23,22 @@ export interface NoteGroup {
   notes: string[];
 }
 
-/** Readable name of a note prefix. */
-export function constraintLabel(prefix: string): string {
-  if (STRATEGIES.has(prefix)) return `Strategy ${prefix}`;
-  const other = OTHER_PREFIXES[prefix];
-  if (other) return other;
+/** A token in words: `remaining_capital` -> `Remaining capital`, `ledoitWolf` -> `Ledoit wolf`. */
+export function tokenWords(token: string): string {
+  const words = token
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_\s]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : token;
+}
+
+/**
+ * Readable name of a note prefix. `strategies` are the strategy names the graph offers
+ * (`allocationStrategies { name }`); before it answers, a strategy's note reads as its words.
+ */
+export function constraintLabel(prefix: string, strategies: readonly string[] = []): string {
+  if (strategies.includes(prefix)) return `Strategy ${prefix}`;
   const [head = '', ...rest] = prefix.split('.');
   for (const parent of PARENTS) {
     // Only an exact field: `risk_settings.` + an unknown leaf must not read as "Risk settings".
@@ -48,7 +50,7 @@ export function constraintLabel(prefix: string): string {
       return control === 'constraintPack.sectorCaps' && key === 'DEFAULT' ? `${label}: DEFAULT (per-name cap)` : `${label}: ${key}`;
     }
   }
-  return prefix;
+  return rest.length === 0 ? tokenWords(head) : `${tokenWords(head)}: ${rest.join('.')}`;
 }
 
 /** Splits `prefix: text` (a prefix is one token: letters, digits, `_` and `.`). */
@@ -57,12 +59,12 @@ export function splitNote(note: string): { constraint: string; text: string } {
   return m?.[1] && m[2] !== undefined ? { constraint: m[1], text: m[2] } : { constraint: '', text: note };
 }
 
-/** The notes grouped by constraint, groups in the order each first appears. */
-export function groupBindingNotes(notes: readonly string[]): NoteGroup[] {
+/** The notes grouped by their leading token, groups in the order each first appears. */
+export function groupBindingNotes(notes: readonly string[], strategies: readonly string[] = []): NoteGroup[] {
   const groups = new Map<string, NoteGroup>();
   for (const note of notes) {
     const { constraint, text } = splitNote(note);
-    const group = groups.get(constraint) ?? { constraint, label: constraint ? constraintLabel(constraint) : 'Other', notes: [] };
+    const group = groups.get(constraint) ?? { constraint, label: constraint ? constraintLabel(constraint, strategies) : 'Other', notes: [] };
     group.notes.push(text);
     groups.set(constraint, group);
   }

@@ -18,6 +18,7 @@ import {
   ConsoleBookSuitabilityDocument,
   ConsoleCashHuntDocument,
   ConsoleRebalancePreviewDocument,
+  ConsoleSearchPaginationDocument,
   type ConsoleBookQuery,
   type ConsoleIdeaFragment,
   type TypedDocumentString,
@@ -39,25 +40,23 @@ import {
 import {
   currentAfter,
   FIRST_PAGE,
-  IDEA_PAGE_SIZES,
   itemRange,
   nextTrail,
   pageAfterResize,
   pageLabel,
+  pageSizeChoices,
   pageState,
   parsePageSize,
   previousTrail,
   trailPage,
   type CursorTrail,
-  type IdeaPageSize,
   type PageState,
+  type SearchPageLimits,
 } from '../books/paging';
 import './books.css';
 
-/** Books per page of the list. */
+/** Books per page of the list: what the view shows, well within what `portfolios(first:)` allows. */
 const BOOKS_PER_PAGE = 10;
-/** One page of recommendations, candidates or alternatives holds them all (the platform's maximum). */
-const WHOLE_LIST = 50;
 
 type Book = ConsoleBookQuery['portfolio'];
 
@@ -70,38 +69,50 @@ interface Loaded<R> {
 
 const IDLE = { data: null, errors: [], loading: false };
 
+/** True when the answer is only the console's own cancellation (the request is no longer wanted). */
+const cancelled = (errors: readonly ConsoleError[]): boolean => errors.some((e) => e.code === 'CANCELLED');
+
 /**
  * Runs `document` whenever `variables` change (by value), with the session's token; null variables
- * run nothing. An older answer arriving after a newer request is dropped. The last data stays while
- * the next loads, so a page turn does not blank the section.
+ * run nothing. A request the view no longer needs (new variables, a new token, the section gone) is
+ * aborted, so a page turned quickly does not leave earlier pages loading, and its cancelled answer is
+ * ignored. The last data stays while the next loads, so a page turn does not blank the section.
  */
 function useOperation<R, V>(document: TypedDocumentString<R, V>, variables: V | null): Loaded<R> {
   const { token, settings } = useSession();
   const [state, setState] = useState<Loaded<R>>(IDLE);
-  const sequence = useRef(0);
   const key = variables === null ? null : JSON.stringify(variables);
   useEffect(() => {
     if (key === null) return;
-    const id = ++sequence.current;
+    const controller = new AbortController();
     setState((s) => ({ ...s, loading: true }));
-    void execute(document, JSON.parse(key) as V, token, { endpoint: settings.endpoint }).then((answer) => {
-      if (id === sequence.current) setState({ data: answer.data, errors: answer.errors, loading: false });
+    void execute(document, JSON.parse(key) as V, token, { endpoint: settings.endpoint, signal: controller.signal }).then((answer) => {
+      if (controller.signal.aborted || cancelled(answer.errors)) return;
+      setState({ data: answer.data, errors: answer.errors, loading: false });
     });
+    return () => controller.abort();
   }, [document, key, token, settings.endpoint]);
   return state;
 }
 
-/** An operation run on demand (a form's submit, a button): its state and the function that starts it. */
+/**
+ * An operation run on demand (a form's submit, a button): its state and the function that starts it.
+ * Starting again aborts the request still running, and so does leaving the section.
+ */
 function useAction<R, V>(document: TypedDocumentString<R, V>): [Loaded<R>, (variables: V) => void] {
   const { token, settings } = useSession();
   const [state, setState] = useState<Loaded<R>>(IDLE);
-  const sequence = useRef(0);
+  const running = useRef<AbortController | null>(null);
+  useEffect(() => () => running.current?.abort(), []);
   const start = useCallback(
     (variables: V) => {
-      const id = ++sequence.current;
+      running.current?.abort();
+      const controller = new AbortController();
+      running.current = controller;
       setState((s) => ({ ...s, loading: true }));
-      void execute(document, variables, token, { endpoint: settings.endpoint }).then((answer) => {
-        if (id === sequence.current) setState({ data: answer.data, errors: answer.errors, loading: false });
+      void execute(document, variables, token, { endpoint: settings.endpoint, signal: controller.signal }).then((answer) => {
+        if (controller.signal.aborted || cancelled(answer.errors)) return;
+        setState({ data: answer.data, errors: answer.errors, loading: false });
       });
     },
     [document, token, settings.endpoint],
@@ -215,28 +226,42 @@ function Pager({ label, state, busy, onPrevious, onNext, children }: { label: st
 
 function BookDetail({ bookId }: { bookId: string }) {
   const book = useOperation(ConsoleBookDocument, { id: bookId });
+  const pagination = useOperation(ConsoleSearchPaginationDocument, {});
   const portfolio = book.data?.portfolio ?? null;
+  // The search's page limits, once answered; without them (an error) the hunts use the server's default page.
+  const limits: PageLimits = pagination.data ? pagination.data.searchPagination : pagination.errors.length > 0 ? 'unknown' : 'loading';
   return (
     <section aria-labelledby="book-title" aria-busy={book.loading} className="books" data-testid="book-detail">
       <p className="back">
         <a href={routeHash({ view: 'books', bookId: null })}>← All books</a>
       </p>
       <h2 id="book-title">{portfolio?.name ?? 'Book'}</h2>
-      <ErrorList errors={book.errors} />
+      <ErrorList errors={[...book.errors, ...pagination.errors]} />
       {book.loading && !portfolio && <p role="status">Loading the book…</p>}
       {portfolio && (
         <>
           <BookFigures book={portfolio} />
           <Holdings book={portfolio} />
-          <Assessment bookId={bookId} />
-          <Replacement bookId={bookId} holdings={portfolio.holdings.map((h) => h.symbol)} />
-          <Suitability bookId={bookId} />
-          <CashHunt bookId={bookId} />
+          <Assessment bookId={bookId} limits={limits} />
+          <Replacement bookId={bookId} holdings={portfolio.holdings.map((h) => h.symbol)} limits={limits} />
+          <Suitability bookId={bookId} limits={limits} />
+          <CashHunt bookId={bookId} limits={limits} />
           <RebalancePreview bookId={bookId} />
         </>
       )}
     </section>
   );
+}
+
+/** The search's page limits: answered, still loading, or unknown (the look-up failed). */
+type PageLimits = SearchPageLimits | 'loading' | 'unknown';
+
+/**
+ * The page size that returns a whole list in one answer: the search's largest page. Unknown limits
+ * leave it to the server's default page (the section then says how many more there are).
+ */
+function wholeList(limits: SearchPageLimits | 'unknown'): number | undefined {
+  return limits === 'unknown' ? undefined : limits.maxPageSize;
 }
 
 /** A labelled figure of a <dl>; `signed` writes the sign and colours it. */
@@ -343,15 +368,15 @@ function Lines({ items, label }: { items: readonly string[]; label: string }) {
 // ---------------------------------------------------------------------------------------------
 // General assessment
 
-function Assessment({ bookId }: { bookId: string }) {
-  const hunt = useOperation(ConsoleBookAssessmentDocument, { id: bookId, page: 1, pageSize: WHOLE_LIST });
+function Assessment({ bookId, limits }: { bookId: string; limits: PageLimits }) {
+  const hunt = useOperation(ConsoleBookAssessmentDocument, limits === 'loading' ? null : { id: bookId, page: 1, pageSize: wholeList(limits) });
   const answer = hunt.data?.portfolio.hunt ?? null;
   const general = answer?.generalAssessment ?? null;
   return (
-    <section aria-labelledby="assessment-title" aria-busy={hunt.loading} className="panel" data-testid="assessment">
+    <section aria-labelledby="assessment-title" aria-busy={hunt.loading || limits === 'loading'} className="panel" data-testid="assessment">
       <h3 id="assessment-title">General assessment</h3>
       <ErrorList errors={hunt.errors} />
-      {hunt.loading && !general && <p role="status">Assessing the holdings…</p>}
+      {(hunt.loading || limits === 'loading') && !general && <p role="status">Assessing the holdings…</p>}
       {general && (
         <>
           <dl className="figures">
@@ -495,13 +520,13 @@ function IdeaTable({ ideas, caption, testId }: { ideas: readonly ConsoleIdeaFrag
   );
 }
 
-function Replacement({ bookId, holdings }: { bookId: string; holdings: string[] }) {
+function Replacement({ bookId, holdings, limits }: { bookId: string; holdings: string[]; limits: PageLimits }) {
   const [symbol, setSymbol] = useState(holdings[0] ?? '');
   const [hunt, start] = useAction(ConsoleBookReplacementDocument);
   const analysis = hunt.data?.portfolio.hunt.replacementAnalysis ?? null;
   function submit(event: FormEvent) {
     event.preventDefault();
-    if (symbol) start({ id: bookId, symbol, pageSize: WHOLE_LIST });
+    if (symbol && limits !== 'loading') start({ id: bookId, symbol, pageSize: wholeList(limits) });
   }
   return (
     <section aria-labelledby="replace-title" aria-busy={hunt.loading} className="panel">
@@ -518,7 +543,7 @@ function Replacement({ bookId, holdings }: { bookId: string; holdings: string[] 
               </option>
             ))}
           </select>
-          <button type="submit" disabled={hunt.loading}>
+          <button type="submit" disabled={hunt.loading || limits === 'loading'}>
             Find replacements
           </button>
         </form>
@@ -547,14 +572,14 @@ function Replacement({ bookId, holdings }: { bookId: string; holdings: string[] 
   );
 }
 
-function Suitability({ bookId }: { bookId: string }) {
+function Suitability({ bookId, limits }: { bookId: string; limits: PageLimits }) {
   const [symbol, setSymbol] = useState('');
   const [hunt, start] = useAction(ConsoleBookSuitabilityDocument);
   const analysis = hunt.data?.portfolio.hunt.suitabilityAnalysis ?? null;
   function submit(event: FormEvent) {
     event.preventDefault();
     const ticker = symbol.trim().toUpperCase();
-    if (ticker) start({ id: bookId, symbol: ticker, pageSize: WHOLE_LIST });
+    if (ticker && limits !== 'loading') start({ id: bookId, symbol: ticker, pageSize: wholeList(limits) });
   }
   return (
     <section aria-labelledby="interest-title" aria-busy={hunt.loading} className="panel">
@@ -562,7 +587,7 @@ function Suitability({ bookId }: { bookId: string }) {
       <form aria-label="Check a symbol" className="inline-form" onSubmit={submit}>
         <label htmlFor="interest-symbol">Ticker</label>
         <input id="interest-symbol" type="text" value={symbol} onChange={(e) => setSymbol(e.target.value)} autoComplete="off" spellCheck={false} placeholder="e.g. ACME" required />
-        <button type="submit" disabled={hunt.loading}>
+        <button type="submit" disabled={hunt.loading || limits === 'loading'}>
           Check
         </button>
       </form>
@@ -614,18 +639,23 @@ function Suitability({ bookId }: { bookId: string }) {
 // ---------------------------------------------------------------------------------------------
 // Cash hunt
 
-function CashHunt({ bookId }: { bookId: string }) {
+function CashHunt({ bookId, limits }: { bookId: string; limits: PageLimits }) {
   const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState<IdeaPageSize>(IDEA_PAGE_SIZES[0]);
-  const hunt = useOperation(ConsoleCashHuntDocument, { id: bookId, page, pageSize });
+  // The reader's choice; until then the search's default page size.
+  const [chosenSize, setChosenSize] = useState<number | null>(null);
+  const known = typeof limits === 'object' ? limits : null;
+  const choices = known ? pageSizeChoices(known) : null;
+  const pageSize = chosenSize ?? known?.defaultPageSize;
+  // Unknown limits: the server's default page, and no size to choose.
+  const hunt = useOperation(ConsoleCashHuntDocument, limits === 'loading' ? null : { id: bookId, page, pageSize });
   const answer = hunt.data?.portfolio.cashHunt ?? null;
   const state = answer ? pageState(answer.page, answer.pageSize, answer.totalRecommendations, answer.hasMore) : null;
   const range = answer ? itemRange(answer.page, answer.pageSize, answer.totalRecommendations) : null;
   return (
-    <section aria-labelledby="cash-title" aria-busy={hunt.loading} className="panel" data-testid="cash-hunt">
+    <section aria-labelledby="cash-title" aria-busy={hunt.loading || limits === 'loading'} className="panel" data-testid="cash-hunt">
       <h3 id="cash-title">Cash hunt: new positions for the cash</h3>
       <ErrorList errors={hunt.errors} />
-      {hunt.loading && !answer && <p role="status">Sizing ideas for the cash…</p>}
+      {(hunt.loading || limits === 'loading') && !answer && <p role="status">Sizing ideas for the cash…</p>}
       {answer && state && (
         <>
           <dl className="figures">
@@ -646,22 +676,26 @@ function CashHunt({ bookId }: { bookId: string }) {
             <p>No ideas on this page.</p>
           )}
           <Pager label="Pages of ideas" state={state} busy={hunt.loading} onPrevious={() => setPage(state.page - 1)} onNext={() => setPage(state.page + 1)}>
-            <label htmlFor="idea-page-size">Ideas per page</label>
-            <select
-              id="idea-page-size"
-              value={pageSize}
-              onChange={(e) => {
-                const size = parsePageSize(e.target.value);
-                setPage(pageAfterResize(state.page, pageSize, size));
-                setPageSize(size);
-              }}
-            >
-              {IDEA_PAGE_SIZES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
+            {choices && (
+              <>
+                <label htmlFor="idea-page-size">Ideas per page</label>
+                <select
+                  id="idea-page-size"
+                  value={pageSize ?? answer.pageSize}
+                  onChange={(e) => {
+                    const size = parsePageSize(e.target.value, choices);
+                    setPage(pageAfterResize(state.page, answer.pageSize, size));
+                    setChosenSize(size);
+                  }}
+                >
+                  {choices.map((s) => (
+                    <option key={s} value={s}>
+                      {s}
+                    </option>
+                  ))}
+                </select>
+              </>
+            )}
           </Pager>
         </>
       )}

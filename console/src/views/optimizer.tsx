@@ -2,9 +2,10 @@
  * The optimizer: a form for the whole PortfolioRequestInput (empty fields left out, so the server's
  * defaults apply; each default shown beside its field), the resulting book as a table with weight bars,
  * what bound (the optimizer's diagnostics) and the server's policy explanation. A refused request lists
- * every error and marks each control the server named.
+ * every error, marks each control the server named and moves focus to the first of them (or to the
+ * error list), and clears the previous result so nothing on screen answers another request.
  */
-import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { execute, type ConsoleError } from '../api';
 import { ErrorList } from '../errors';
 import { useSession } from '../session';
@@ -13,6 +14,7 @@ import { resolveDefaults, STAGE_KEYS, strategiesUsing, type FormDefaults } from 
 import { controlId, detailsOf, LABELS, problemId, problemsByControl, type ControlPath, type ControlProblems } from '../optimizer/fields';
 import { demoForm, emptyForm, toRequestInput, withLimits, type FormLimits, type MapRow, type OptimizerForm } from '../optimizer/form';
 import { barWidths, formatFraction, formatMoney, formatPrice } from '../optimizer/format';
+import { idempotencyKey } from '../optimizer/idempotency';
 import { groupBindingNotes } from '../optimizer/notes';
 import './optimizer.css';
 
@@ -38,48 +40,82 @@ export function OptimizerView() {
   const [advancedOpen, setAdvancedOpen] = useState(false);
   // A retry of the same input after no answer reuses its key, so the server stores one book.
   const [pending, setPending] = useState<{ input: string; key: string } | null>(null);
+  // Counts refusals: each one moves focus to what was refused, once it is on screen.
+  const [refusals, setRefusals] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errorsRef = useRef<HTMLDivElement>(null);
+  // The optimize still running: leaving the view aborts it.
+  const running = useRef<AbortController | null>(null);
+  useEffect(() => () => running.current?.abort(), []);
 
   useEffect(() => {
-    let live = true;
+    const controller = new AbortController();
     setLoadingSetup(true);
-    void execute(ConsoleOptimizerSetupDocument, {}, token, { endpoint }).then((answer) => {
-      if (!live) return;
+    void execute(ConsoleOptimizerSetupDocument, {}, token, { endpoint, signal: controller.signal }).then((answer) => {
+      if (controller.signal.aborted) return;
       setSetup(answer.data);
       setSetupErrors(answer.errors);
       const limits = answer.data?.allocationLimits;
       if (limits) setForm((f) => withLimits(f, limits));
       setLoadingSetup(false);
     });
-    return () => {
-      live = false;
-    };
+    return () => controller.abort();
   }, [token, endpoint]);
+
+  // After a refusal: the first control marked invalid (the "Advanced" group is open by now if it holds
+  // one), else the error list, so a keyboard or screen-reader user lands on what to fix.
+  useEffect(() => {
+    if (refusals === 0) return;
+    const invalid = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    (invalid ?? errorsRef.current)?.focus();
+  }, [refusals]);
 
   const limits = setup?.allocationLimits ?? null;
   const defaults = useMemo(() => resolveDefaults(limits), [limits]);
   const strategies = setup?.allocationStrategies ?? [];
   const problems: Problems = useMemo(() => problemsByControl(errors.flatMap(detailsOf)), [errors]);
 
+  /** Shows `found` as the answer to this submit and moves focus to what it names. */
+  function refuse(found: ConsoleError[], details = found.flatMap(detailsOf)) {
+    setErrors(found);
+    openAdvancedFor(problemsByControl(details));
+    setRefusals((n) => n + 1);
+  }
+
   async function optimize(event: FormEvent) {
     event.preventDefault();
     if (optimizing) return;
+    // The result on screen answered the previous request: it goes as this one is sent.
+    setBook(null);
     const { input, problems: typeProblems } = toRequestInput(form);
     if (typeProblems.length > 0) {
-      setErrors([{ message: 'Some fields are not numbers where the request needs one', code: 'FORM', details: typeProblems }]);
-      openAdvancedFor(problemsByControl(typeProblems));
+      refuse([{ message: 'Some fields are not numbers where the request needs one', code: 'FORM', details: typeProblems }], typeProblems);
       return;
     }
     const inputText = JSON.stringify(input);
-    const key = token ? (pending?.input === inputText ? pending.key : crypto.randomUUID()) : undefined;
+    const key = token ? (pending?.input === inputText ? pending.key : idempotencyKey(crypto)) : undefined;
+    const controller = new AbortController();
+    running.current = controller;
     setOptimizing(true);
     setErrors([]);
-    const answer = await execute(ConsoleOptimizeDocument, { input, idempotencyKey: key, withSecurity: token !== null }, token, { endpoint });
-    setOptimizing(false);
-    const unanswered = answer.errors.some((e) => e.code === 'NETWORK' || e.code === 'TIMEOUT');
-    setPending(unanswered && key ? { input: inputText, key } : null);
-    setErrors(answer.errors);
-    openAdvancedFor(problemsByControl(answer.errors.flatMap(detailsOf)));
-    if (answer.data) setBook(answer.data.optimizePortfolio);
+    try {
+      const answer = await execute(ConsoleOptimizeDocument, { input, idempotencyKey: key, withSecurity: token !== null }, token, { endpoint, signal: controller.signal });
+      if (controller.signal.aborted) return;
+      const unanswered = answer.errors.some((e) => e.code === 'NETWORK' || e.code === 'TIMEOUT');
+      setPending(unanswered && key ? { input: inputText, key } : null);
+      if (answer.data) setBook(answer.data.optimizePortfolio);
+      if (answer.errors.length > 0) refuse(answer.errors);
+    } finally {
+      if (!controller.signal.aborted) setOptimizing(false);
+    }
+  }
+
+  /** Runs a submit; anything it throws (no random source for a key, a bug) shows in the error list. */
+  function submit(event: FormEvent) {
+    optimize(event).catch((err: unknown) => {
+      setOptimizing(false);
+      refuse([{ message: `The request was not sent: ${err instanceof Error ? err.message : String(err)}`, code: 'CLIENT', details: [] }]);
+    });
   }
 
   function openAdvancedFor(found: Problems) {
@@ -96,10 +132,13 @@ export function OptimizerView() {
         </p>
       )}
       <ErrorList errors={setupErrors} />
-      <OptimizerFormView form={form} setForm={setForm} defaults={defaults} limits={limits} strategies={strategies} problems={problems} busy={busy} advancedOpen={advancedOpen} setAdvancedOpen={setAdvancedOpen} onSubmit={(e) => void optimize(e)} />
+      <OptimizerFormView form={form} setForm={setForm} defaults={defaults} limits={limits} strategies={strategies} problems={problems} busy={busy} advancedOpen={advancedOpen} setAdvancedOpen={setAdvancedOpen} onSubmit={submit} formRef={formRef} />
       {optimizing && <p aria-live="polite">Optimizing…</p>}
-      <ErrorList errors={errors} />
-      {book && <BookResult book={book} />}
+      {/* Focus lands here after a refusal that names no control of the form. */}
+      <div ref={errorsRef} tabIndex={-1} className="opt-errors">
+        <ErrorList errors={errors} />
+      </div>
+      {book && <BookResult book={book} strategies={strategies.map((s) => s.name)} />}
     </section>
   );
 }
@@ -116,6 +155,7 @@ interface FormProps {
   advancedOpen: boolean;
   setAdvancedOpen: (open: boolean) => void;
   onSubmit: (event: FormEvent) => void;
+  formRef: RefObject<HTMLFormElement>;
 }
 
 /** Attributes that tie a control to its hint and its problems. */
@@ -125,8 +165,9 @@ interface ControlAttrs {
   'aria-describedby'?: string;
 }
 
+/** The problem comes first in aria-describedby: a refused control says why before its hint. */
 function attrsFor(path: ControlPath, problems: Problems, hintId: string | null, invalid = problems.has(path)): ControlAttrs {
-  const describedBy = [hintId, invalid && problems.has(path) ? problemId(path) : null].filter((x): x is string => x !== null).join(' ');
+  const describedBy = [invalid && problems.has(path) ? problemId(path) : null, hintId].filter((x): x is string => x !== null).join(' ');
   return { id: controlId(path), ...(invalid ? { 'aria-invalid': true as const } : {}), ...(describedBy ? { 'aria-describedby': describedBy } : {}) };
 }
 
@@ -163,7 +204,7 @@ const show = (v: number | null | undefined): string => (v === null || v === unde
 const defaultText = (v: number | string | boolean | null): string => (v === null ? 'Server default' : `Default ${String(v)}`);
 const yesNo = (v: boolean | null): string | null => (v === null ? null : v ? 'yes' : 'no');
 
-function OptimizerFormView({ form, setForm, defaults, limits, strategies, problems, busy, advancedOpen, setAdvancedOpen, onSubmit }: FormProps) {
+function OptimizerFormView({ form, setForm, defaults, limits, strategies, problems, busy, advancedOpen, setAdvancedOpen, onSubmit, formRef }: FormProps) {
   const r = form.riskSettings;
   const c = form.constraintPack;
   const setRisk = (patch: Partial<OptimizerForm['riskSettings']>) => setForm((f) => ({ ...f, riskSettings: { ...f.riskSettings, ...patch } }));
@@ -194,7 +235,7 @@ function OptimizerFormView({ form, setForm, defaults, limits, strategies, proble
   );
 
   return (
-    <form aria-label="Portfolio request" className="opt-form" onSubmit={onSubmit} noValidate>
+    <form ref={formRef} aria-label="Portfolio request" className="opt-form" onSubmit={onSubmit} noValidate>
       <fieldset className="opt-group">
         <legend>Portfolio</legend>
         {text('name', form.name, (name) => setForm((f) => ({ ...f, name })), { hint: 'Required' })}
@@ -314,7 +355,7 @@ function StageWeights({ form, setRisk, defaults, problems, hint }: { form: Optim
   const found = problems.get(path);
   const hintId = `${controlId(path)}-hint`;
   return (
-    <fieldset className="opt-subgroup" id={controlId(path)} aria-describedby={[hintId, found ? problemId(path) : null].filter(Boolean).join(' ')}>
+    <fieldset className="opt-subgroup" id={controlId(path)} aria-describedby={[found ? problemId(path) : null, hintId].filter(Boolean).join(' ')}>
       <legend>{LABELS[path]}</legend>
       <div className="opt-stages">
         {STAGE_KEYS.map((stage, i) => {
@@ -353,7 +394,7 @@ function MapRows(props: { path: ControlPath; rows: MapRow[]; onChange: (rows: Ma
   const hintId = `${id}-hint`;
   const set = (i: number, patch: Partial<MapRow>) => onChange(rows.map((row, j) => (j === i ? { ...row, ...patch } : row)));
   return (
-    <fieldset className="opt-subgroup" id={id} aria-describedby={[hintId, found ? problemId(path) : null].filter(Boolean).join(' ')}>
+    <fieldset className="opt-subgroup" id={id} aria-describedby={[found ? problemId(path) : null, hintId].filter(Boolean).join(' ')}>
       <legend>{LABELS[path]}</legend>
       {rows.map((row, i) => {
         const invalid = !!found && (found.entryKeys.length === 0 || found.entryKeys.includes(row.key.trim()));
@@ -399,11 +440,15 @@ function Preset({ base, value, onChange, problems, hint }: { base: 'suggestedPre
   );
 }
 
-/** The optimize result: summary, the allocations with weight bars, what bound and the policy explanation. */
-function BookResult({ book }: { book: Book }) {
+/**
+ * The optimize result: summary, the allocations with weight bars (a full bar is the whole capital),
+ * what bound (grouped by the notes' leading token; `strategies` are the graph's strategy names) and the
+ * policy explanation.
+ */
+function BookResult({ book, strategies }: { book: Book; strategies: readonly AllocationStrategy[] }) {
   const widths = barWidths(book.allocations.map((a) => a.percentOfAccount));
   const d = book.optimizerDiagnostics;
-  const groups = groupBindingNotes(d?.bindingNotes ?? []);
+  const groups = groupBindingNotes(d?.bindingNotes ?? [], strategies);
   const money = (v: number) => formatMoney(v, book.currency);
   const s = book.riskSettings;
   return (
@@ -436,7 +481,7 @@ function BookResult({ book }: { book: Book }) {
                 <th scope="col" className="num">Entry</th>
                 <th scope="col" className="num">Stop</th>
                 <th scope="col" className="num">Value</th>
-                <th scope="col">Weight</th>
+                <th scope="col">Weight (bar: share of capital)</th>
                 <th scope="col" className="num">Risk</th>
               </tr>
             </thead>

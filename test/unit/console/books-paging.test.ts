@@ -5,12 +5,12 @@
 import {
   currentAfter,
   FIRST_PAGE,
-  IDEA_PAGE_SIZES,
   itemRange,
   nextTrail,
   pageAfterResize,
   pageCount,
   pageLabel,
+  pageSizeChoices,
   pageState,
   parsePageSize,
   previousTrail,
@@ -58,12 +58,23 @@ describe('numbered pages', () => {
     expect(pageAfterResize(1, 20, 5)).toBe(1);
   });
 
-  it('offers 5, 10 and 20 ideas a page and reads nothing else', () => {
-    expect(IDEA_PAGE_SIZES).toEqual([5, 10, 20]);
-    expect(parsePageSize('10')).toBe(10);
-    expect(parsePageSize('20')).toBe(20);
-    expect(parsePageSize('7')).toBe(5);
-    expect(parsePageSize('')).toBe(5);
+  it("offers the view's sizes and the search's default, none above the search's largest page", () => {
+    expect(pageSizeChoices({ defaultPageSize: 6, maxPageSize: 50 })).toEqual([5, 6, 10, 20]);
+    expect(pageSizeChoices({ defaultPageSize: 10, maxPageSize: 50 })).toEqual([5, 10, 20]);
+    // A smaller cap than the view's sizes: nothing above it is offered.
+    expect(pageSizeChoices({ defaultPageSize: 6, maxPageSize: 8 })).toEqual([5, 6]);
+    expect(pageSizeChoices({ defaultPageSize: 3, maxPageSize: 3 })).toEqual([3]);
+    // A cap below every size still leaves one page size: the cap.
+    expect(pageSizeChoices({ defaultPageSize: 4, maxPageSize: 2 })).toEqual([2]);
+  });
+
+  it('reads only a size it offers', () => {
+    const choices = pageSizeChoices({ defaultPageSize: 6, maxPageSize: 50 });
+    expect(parsePageSize('10', choices)).toBe(10);
+    expect(parsePageSize('6', choices)).toBe(6);
+    expect(parsePageSize('7', choices)).toBe(5);
+    expect(parsePageSize('', choices)).toBe(5);
+    expect(parsePageSize('20', pageSizeChoices({ defaultPageSize: 6, maxPageSize: 8 }))).toBe(5);
   });
 });
 

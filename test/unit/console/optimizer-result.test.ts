@@ -1,9 +1,12 @@
 /** The optimizer result's plain words: binding notes by constraint, the defaults shown, the weight bars. */
 import { resolveDefaults, strategiesUsing, type AllocationLimitsAnswer } from '../../../console/src/optimizer/defaults.js';
 import { barWidths, formatFraction, formatMoney } from '../../../console/src/optimizer/format.js';
-import { constraintLabel, groupBindingNotes, splitNote } from '../../../console/src/optimizer/notes.js';
+import { constraintLabel, groupBindingNotes, splitNote, tokenWords } from '../../../console/src/optimizer/notes.js';
 
 describe('binding notes', () => {
+  /** The strategy names as the graph's allocationStrategies answers them. */
+  const STRATEGIES = ['EQUAL_WEIGHT', 'STAGE_WEIGHTED', 'CONFIDENCE_WEIGHTED', 'KELLY_CRITERION', 'HYBRID_WEIGHTED'];
+
   it('groups the notes by what bound, in the order the server wrote them, keeping its text', () => {
     const groups = groupBindingNotes([
       'HYBRID_WEIGHTED: the Kelly part uses the measured chance of target before stop per state (as of 2026-09-30)',
@@ -14,14 +17,14 @@ describe('binding notes', () => {
       'caps: 0.2000 of capital cannot be placed within the caps and stays cash',
       'remaining_capital: 50152.19 held back by sector_caps.DEFAULT',
       'a note without a prefix',
-    ]);
+    ], STRATEGIES);
     expect(groups.map((g) => [g.constraint, g.label, g.notes.length])).toEqual([
       ['HYBRID_WEIGHTED', 'Strategy HYBRID_WEIGHTED', 1],
       ['sector_caps.DEFAULT', 'Sector caps: DEFAULT (per-name cap)', 2],
       ['sector_caps.Real Estate', 'Sector caps: Real Estate', 1],
       ['max_positions', 'Max positions', 1],
-      ['caps', 'Position and sector caps', 1],
-      ['remaining_capital', 'Cash left over', 1],
+      ['caps', 'Caps', 1],
+      ['remaining_capital', 'Remaining capital', 1],
       ['', 'Other', 1],
     ]);
     expect(groups[1]!.notes).toEqual(['capped SWIY at 0.1000 (wanted 0.2734)', 'capped CIM at 0.1000 (wanted 0.2232)']);
@@ -33,8 +36,27 @@ describe('binding notes', () => {
     expect(constraintLabel('max_portfolio_turnover_annual')).toBe('Annual turnover cap');
     expect(constraintLabel('prior_book_weights')).toBe('Prior book weights');
     expect(constraintLabel('constraint_pack')).toBe('Constraint pack');
-    expect(constraintLabel('demo')).toBe('Demo result');
-    expect(constraintLabel('somethingNew')).toBe('somethingNew');
+  });
+
+  it('names a strategy from the names the graph gives, not from a list of its own', () => {
+    expect(constraintLabel('KELLY_CRITERION', STRATEGIES)).toBe('Strategy KELLY_CRITERION');
+    // A strategy the server adds later is a strategy as soon as the graph lists it.
+    expect(constraintLabel('RISK_PARITY', [...STRATEGIES, 'RISK_PARITY'])).toBe('Strategy RISK_PARITY');
+    // Before the graph answers, the note still groups and reads as words.
+    expect(constraintLabel('KELLY_CRITERION')).toBe('Kelly criterion');
+  });
+
+  it('groups and names any other leading token by the token itself', () => {
+    expect(constraintLabel('demo')).toBe('Demo');
+    expect(constraintLabel('candidates')).toBe('Candidates');
+    expect(constraintLabel('ledoitWolf')).toBe('Ledoit wolf');
+    expect(constraintLabel('somethingNew.part')).toBe('Something new: part');
+    expect(tokenWords('remaining_capital')).toBe('Remaining capital');
+    const groups = groupBindingNotes(['liquidity_floor: 2 names below the floor', 'liquidity_floor: ACME dropped', 'caps: 0.1 stays cash']);
+    expect(groups.map((g) => [g.constraint, g.label, g.notes])).toEqual([
+      ['liquidity_floor', 'Liquidity floor', ['2 names below the floor', 'ACME dropped']],
+      ['caps', 'Caps', ['0.1 stays cash']],
+    ]);
   });
 
   it('does not take a sentence with a colon for a prefix', () => {
@@ -81,8 +103,11 @@ describe('defaults', () => {
 });
 
 describe('figures', () => {
-  it('scales the weight bars to the largest weight', () => {
-    expect(barWidths([0.2, 0.1, 0, 0.05])).toEqual(['100.0%', '50.0%', '0%', '25.0%']);
+  it('scales the weight bars to the whole account, so a bar is as long as its weight', () => {
+    expect(barWidths([0.2, 0.1, 0, 0.05])).toEqual(['20.0%', '10.0%', '0%', '5.0%']);
+    // A book of one small name: its bar stays small, it does not fill the cell.
+    expect(barWidths([0.04])).toEqual(['4.0%']);
+    expect(barWidths([1, 1.2, -0.1])).toEqual(['100.0%', '100.0%', '0%']);
     expect(barWidths([])).toEqual([]);
     expect(barWidths([0, Number.NaN])).toEqual(['0%', '0%']);
   });
