@@ -18,7 +18,8 @@
  *                                        the evaluation, and bring the monthly evidence tables and Kelly
  *                                        odds up to date (what reads and KELLY_CRITERION use)
  *   token [--sub ID] [--audience analysis|allocation|search|AUD[,...]] [--ttl 1h]
- *                                        mint a development token: HS256 partner access token, or
+ *                                        mint a development token for ID (default partner-1, the
+ *                                        demo book's owner): HS256 partner access token, or
  *                                        with `search` an ES256 ID token (development identity key)
  *                                        that every origin accepts; several audiences: one gateway token
  *   portfolio import --sub PARTNER --name NAME [--cash AMOUNT] [--currency USD] <file.csv>
@@ -53,7 +54,7 @@ import { importBarFiles, importSecurityFiles, loadSyntheticMarket, type CsvFile,
 import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { ConfigError, loadConfig, type Config } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
-import { DevTokenUnavailable, mintDevelopmentToken } from '../subgraphs/platform/dev-secret.js';
+import { DEMO_PARTNER, DevTokenUnavailable, mintDevelopmentToken } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 
 class UsageError extends Error {}
@@ -326,7 +327,7 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
       // gateway caller whose query reaches several origins).
       const audiences = (values.audience ?? 'analysis').split(',').map((a) => a.trim()).filter((a) => a.length > 0);
       try {
-        const minted = await mintDevelopmentToken(config, { subject: values.sub ?? 'partner-demo', audiences, ttl: values.ttl });
+        const minted = await mintDevelopmentToken(config, { subject: values.sub ?? DEMO_PARTNER, audiences, ttl: values.ttl });
         console.log(minted.token);
       } catch (err) {
         if (err instanceof DevTokenUnavailable) throw new UsageError(err.message);

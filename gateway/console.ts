@@ -2,21 +2,35 @@
  * The web console on the gateway origin (CONSOLE; on by default outside production):
  *
  * - `GET /console`: one page whose script and stylesheet are the bundle the build writes to
- *   dist/console (console.js, console.css), served by the gateway itself under CONSOLE_ASSET_PREFIX as
- *   hashed, immutable page assets, under the same self-only Content-Security-Policy as the GraphQL IDE.
- *   The page reaches the platform through this origin's /graphql only. The bundle is read once, when
- *   the origin is built; without it (no build yet) the page answers 503 saying to build, and the
- *   gateway still serves everything else.
- * - `POST /console/dev-token` (APP_ENV=development only, absent otherwise): a development token for
- *   the console's sign-in button, the same token `tradegraph token --audience analysis,allocation,search`
- *   mints (platform/dev-secret.ts), so one token runs the console's operations on all three subgraphs.
+ *   dist/console-bundle (console.js, console.css; a directory of its own, which tsc never writes), served
+ *   by the gateway itself under CONSOLE_ASSET_PREFIX as hashed, immutable page assets, under the same
+ *   self-only Content-Security-Policy as the GraphQL IDE. The page reaches the platform through this
+ *   origin's /graphql only. The bundle is read once, when the origin is built; without it (no build
+ *   yet) the page answers 503 saying to build, and the gateway still serves everything else.
+ * - `POST /console/dev-token`: a development token for the console's sign-in button, the same token
+ *   `tradegraph token --audience analysis,allocation,search` mints (platform/dev-secret.ts), so one
+ *   token runs the console's operations on all three subgraphs. It mints a token for any `sub`, so it is
+ *   for the developer at this machine only:
+ *   - it exists (and the page names it in `data-dev-token`) only with APP_ENV=development, OIDC_ISSUER
+ *     unset, and the gateway listening on a loopback interface (HOST 127.0.0.0/8, ::1 or localhost).
+ *     `HOST=0.0.0.0` without APP_ENV (development by default) has no such endpoint: the page offers a
+ *     pasted token instead;
+ *   - each request must come from this machine, directly: a loopback peer address (the socket's, never
+ *     a forwarded header), no forwarding header at all (a proxy on this machine makes every client's
+ *     peer loopback), a Host of `127.0.0.1`, `localhost` or `[::1]` (any port: a web page reaching the
+ *     port through DNS rebinding sends its own host name), and an Origin, when sent, of one of those
+ *     hosts (a page of another site posting across origins). Anything else is refused with 403
+ *     FORBIDDEN in the error shape before its body is read, and nothing is minted. 403 rather than 404:
+ *     the endpoint does exist on this gateway, and a developer who opened the console as
+ *     http://my-machine.local:4000 learns why sign-in is refused instead of being told it is absent.
  *
  * Every route is registered after the origin's rate limiter, so each counts against the caller's
  * address budget like any other gateway request; none is in the OpenAPI document.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../subgraphs/platform/config.js';
 import { DEMO_PARTNER, mintDevelopmentToken, signsDevIdTokens } from '../subgraphs/platform/dev-secret.js';
 import { AppError, type ErrorDetail } from '../subgraphs/platform/errors.js';
@@ -27,8 +41,11 @@ import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
 export const CONSOLE_PATH = '/console';
 export const CONSOLE_ASSET_PREFIX = '/console/assets';
 export const CONSOLE_DEV_TOKEN_PATH = '/console/dev-token';
-/** Where the build writes the console bundle (scripts/build-console.mjs). */
-export const CONSOLE_BUNDLE_DIR = path.join(PROJECT_ROOT, 'dist', 'console');
+/**
+ * Where the build writes the console bundle (scripts/build-console.mjs's OUT_DIR): not dist/console,
+ * where tsc emits the console's modules that the server's tests import.
+ */
+export const CONSOLE_BUNDLE_DIR = path.join(PROJECT_ROOT, 'dist', 'console-bundle');
 export const CONSOLE_BUNDLE_FILES = { script: 'console.js', stylesheet: 'console.css' } as const;
 
 /** Lifetime of a console development token: an hour, as `tradegraph token` by default. */
@@ -77,6 +94,44 @@ function readBundle(dir: string): { bundle: Bundle } | { missing: string[] } {
   return { missing: found.filter(([, bytes]) => !bytes).map(([name]) => name) };
 }
 
+/** Loopback addresses: 127.0.0.0/8 and ::1 (an IPv4-mapped ::ffff:127.x.y.z matches the former). */
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether an address (or HOST's `localhost`) is a loopback one. */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const bare = address.replace(/^\[(.*)\]$/, '$1');
+  if (bare.toLowerCase() === 'localhost') return true;
+  const family = net.isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** A Host header (or an Origin's host) naming this machine's loopback: 127.0.0.1, localhost or [::1], any port. */
+const LOCAL_HOST_RE = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
+/** An Origin header of a page served from one of those hosts. */
+const LOCAL_ORIGIN_RE = /^https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
+/** Headers a proxy adds: their presence means the socket's peer is the proxy, not the client. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'] as const;
+
+/**
+ * Refuses (403 FORBIDDEN) a development token request that does not come directly from this machine:
+ * see the module comment. Each failed condition is a detail, named by what was checked.
+ */
+function refuseUnlessLocal(request: FastifyRequest): void {
+  const details: ErrorDetail[] = [];
+  if (!isLoopback(request.socket.remoteAddress)) details.push({ field: 'peer', message: 'the connection does not come from a loopback address' });
+  const forwarded = FORWARDING_HEADERS.filter((name) => request.headers[name] !== undefined);
+  if (forwarded.length > 0) details.push({ field: 'forwarded', message: `the request came through a proxy (${forwarded.join(', ')})` });
+  if (!LOCAL_HOST_RE.test(request.headers.host ?? '')) details.push({ field: 'host', message: 'the Host header must be 127.0.0.1, localhost or [::1]' });
+  const origin = request.headers.origin;
+  if (origin !== undefined && !LOCAL_ORIGIN_RE.test(origin)) details.push({ field: 'origin', message: 'the Origin header must be a page of 127.0.0.1, localhost or [::1]' });
+  if (details.length > 0) {
+    throw new AppError('FORBIDDEN', 'Development tokens are issued only to requests made directly on this machine (http://127.0.0.1, localhost or [::1])', details);
+  }
+}
+
 /** The page's root element: the settings the console reads (console/src/session.tsx) as data attributes. */
 function consoleRoot(config: Config, devTokenUrl: string | undefined): string {
   const attributes: Array<[string, string]> = [
@@ -114,8 +169,12 @@ export function devTokenSubject(body: unknown): string {
  */
 export function registerConsole(app: FastifyInstance, config: Config, options: ConsoleOptions = {}): void {
   // In development the identity key signs the token every origin accepts; elsewhere there is no such
-  // key, no endpoint, and the page offers only a pasted token.
-  const devTokenUrl = signsDevIdTokens(config) ? CONSOLE_DEV_TOKEN_PATH : undefined;
+  // key, no endpoint, and the page offers only a pasted token. A gateway listening beyond this machine
+  // has none either: the endpoint mints a token for any partner.
+  const devTokenUrl = signsDevIdTokens(config) && isLoopback(config.host) ? CONSOLE_DEV_TOKEN_PATH : undefined;
+  if (signsDevIdTokens(config) && !devTokenUrl) {
+    app.log.info({ host: config.host }, 'console development sign-in is off: HOST is not a loopback interface (paste a token instead)');
+  }
   const dir = options.bundleDir ?? CONSOLE_BUNDLE_DIR;
   const read = readBundle(dir);
   let answer: (reply: FastifyReply) => FastifyReply;
@@ -139,7 +198,10 @@ export function registerConsole(app: FastifyInstance, config: Config, options: C
   app.get(`${CONSOLE_PATH}/`, { schema: { hide: true } }, async (_request, reply) => answer(reply));
 
   if (devTokenUrl) {
-    app.post(CONSOLE_DEV_TOKEN_PATH, { schema: { hide: true } }, async (request, reply) => {
+    // Checked on request, before the body is read: the listening interface alone does not stop a
+    // local proxy or a page that rebinds its own host name to 127.0.0.1.
+    const onRequest = async (request: FastifyRequest): Promise<void> => refuseUnlessLocal(request);
+    app.post(CONSOLE_DEV_TOKEN_PATH, { schema: { hide: true }, onRequest }, async (request, reply) => {
       const sub = devTokenSubject(request.body);
       const minted = await mintDevelopmentToken(config, { subject: sub, audiences: DEV_TOKEN_AUDIENCES, ttl: DEV_TOKEN_TTL_SECONDS });
       const body: DevTokenAnswer = { token: minted.token, sub, audiences: minted.audiences, expires_in: DEV_TOKEN_TTL_SECONDS };

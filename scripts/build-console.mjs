@@ -7,16 +7,21 @@
  *    a schema change that breaks a console operation fails here with the generator's message. A
  *    generated file is written only when its content changed: an unchanged file keeps its mtime.
  * 2. type-check: tsc --noEmit -p console/tsconfig.json (the DOM library, strict), against those types.
- * 3. bundle: esbuild bundles console/src/main.tsx into dist/console/console.js (iife, minified, es2020,
- *    React's production build) and the CSS it imports into dist/console/console.css. No source maps are
- *    served; the licence notices of the bundled packages (lightweight-charts' Apache-2.0 notice, React's
- *    MIT one) are kept at the end of console.js.
+ * 3. bundle: esbuild bundles console/src/main.tsx into dist/console-bundle/console.js (iife, minified,
+ *    es2020, React's production build) and the CSS it imports into dist/console-bundle/console.css. No
+ *    source maps are served; the licence notices of the bundled packages (lightweight-charts' Apache-2.0
+ *    notice, React's MIT one) are kept at the end of console.js. The bundle has a directory of its own:
+ *    the server's tsc writes dist/console/ (the console modules the server's tests import).
  *
- *   node scripts/build-console.mjs [--root <dir>]
+ *   node scripts/build-console.mjs [--root <dir>]                  all three steps
+ *   node scripts/build-console.mjs [--root <dir>] --only codegen   step 1
+ *   node scripts/build-console.mjs [--root <dir>] --only bundle    steps 2 and 3
  *
- * scripts/build-if-stale.mjs runs it after tsc when the console's sources changed (npm run build always).
- * Everything goes to stderr, ending with one line: the bundle's sizes and the time taken. Plain
- * JavaScript: it runs before anything is compiled (codegen.ts is loaded the way the codegen CLI loads it).
+ * scripts/build-if-stale.mjs runs step 1 before the server's tsc (which compiles test files that import
+ * console/generated/, so they must see the current schema's types) and steps 2 and 3 after it, when
+ * the console's sources changed (npm run build always). Everything goes to stderr, the bundle step
+ * ending with one line: the bundle's sizes and the time taken. Plain JavaScript: it runs before
+ * anything is compiled (codegen.ts is loaded the way the codegen CLI loads it).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,17 +33,20 @@ import { fileURLToPath } from 'node:url';
 export const GENERATED = 'console/generated/';
 export const ENTRY = 'console/src/main.tsx';
 export const TSCONFIG = 'console/tsconfig.json';
-/** Where the bundle goes: the gateway serves console.js and console.css from here. */
-export const OUT_DIR = 'dist/console';
+/** Where the bundle goes: the gateway serves console.js and console.css from here (gateway/console.ts's CONSOLE_BUNDLE_DIR). */
+export const OUT_DIR = 'dist/console-bundle';
+/** What `--only` may name. */
+const STEPS = ['codegen', 'bundle'];
 
 /** A failed step: its message is what the user sees (no stack). */
 class BuildFailed extends Error {}
 
 function parseOptions(argv) {
-  const options = { root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..') };
+  const options = { root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), only: undefined };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--root' && argv[i + 1]) options.root = path.resolve(argv[++i]);
-    else throw new BuildFailed(`unknown option ${argv[i]}; usage: build-console.mjs [--root <dir>]`);
+    else if (argv[i] === '--only' && STEPS.includes(argv[i + 1])) options.only = argv[++i];
+    else throw new BuildFailed(`unknown option ${argv[i]}; usage: build-console.mjs [--root <dir>] [--only codegen|bundle]`);
   }
   return options;
 }
@@ -121,11 +129,14 @@ async function bundle(root) {
 
 async function main() {
   const began = Date.now();
-  const { root } = parseOptions(process.argv.slice(2));
+  const { root, only } = parseOptions(process.argv.slice(2));
   // stdout belongs to the command after the build: whatever a library logs goes to stderr.
   console.log = console.info = console.warn = console.error;
-  const changed = await generate(root);
-  if (changed.length > 0) process.stderr.write(`console: regenerated ${changed.join(', ')}\n`);
+  if (only !== 'bundle') {
+    const changed = await generate(root);
+    if (changed.length > 0) process.stderr.write(`console: regenerated ${changed.join(', ')}\n`);
+  }
+  if (only === 'codegen') return;
   typeCheck(root);
   const sizes = await bundle(root);
   process.stderr.write(`console: ${OUT_DIR}/console.js ${sizes.js ?? 0} bytes, console.css ${sizes.css ?? 0} bytes, ${Date.now() - began} ms\n`);

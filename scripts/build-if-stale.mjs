@@ -1,20 +1,25 @@
 #!/usr/bin/env node
 /**
- * Runs the build — the TypeScript build (tsc -p tsconfig.json), then the web console's
- * (scripts/build-console.mjs: codegen into console/generated/, its type-check, the esbuild bundle in
- * dist/console/) — only when dist/ is older than the sources, so that `npm start`,
- * `npm run tradegraph ...`, the schema and bench scripts start at once on an unchanged tree.
+ * Runs the build only when dist/ is older than the sources, so that `npm start`,
+ * `npm run tradegraph ...`, the schema and bench scripts start at once on an unchanged tree. In a
+ * project with a web console (console/tsconfig.json) the build is, in this order:
+ * 1. the console's codegen (scripts/build-console.mjs --only codegen: console/generated/), first because
+ *    the server's tsc compiles test files that import it, so a schema change must reach it before;
+ * 2. the TypeScript build (tsc -p tsconfig.json);
+ * 3. the console's type-check and esbuild bundle (scripts/build-console.mjs --only bundle:
+ *    dist/console-bundle/, a directory tsc never writes).
+ * Without a console it is step 2 alone.
  *
  * dist/.build-stamp is written after every successful build, with the time the build began as its mtime.
  * The build is stale, and it runs, when the stamp is missing, when anything of the project is newer
  * than (or as new as) the stamp — a TypeScript file or a directory (a file added, removed or renamed)
  * under tsconfig.json's "include", tsconfig.json, package.json, package-lock.json — or when a source
- * has no compiled .js in dist/. In a project with a console (console/tsconfig.json), also when one of
- * the console's sources is newer — a .ts, .tsx or .css file or a directory under console/src, a .graphql
- * operation or a directory under console/operations, console/tsconfig.json, codegen.ts,
- * schema/supergraph.graphql — or dist/console/console.js is missing. console/generated/ is an output
- * (written only when its content changed, during the build, so after the stamp's time): it is not a
- * source. A failed tsc or console build leaves no new stamp, so the next run builds again.
+ * has no compiled .js in dist/. In a project with a console, also when one of the console's sources is
+ * newer — a .ts, .tsx or .css file or a directory under console/src, a .graphql operation or a
+ * directory under console/operations, console/tsconfig.json, codegen.ts, schema/supergraph.graphql — or
+ * dist/console-bundle/console.js or console.css is missing. console/generated/ is an output (written
+ * only when its content changed, during the build, so after the stamp's time): it is not a source. A
+ * failed step leaves no new stamp, so the next run builds again.
  *
  *   node scripts/build-if-stale.mjs           build if stale (what the npm scripts run)
  *   node scripts/build-if-stale.mjs --force   build in any case (npm run build)
@@ -36,7 +41,7 @@ const SOURCE = /\.(ts|mts|cts|tsx)$/;
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 /** Files beside tsconfig.json whose change means a rebuild. */
 const PROJECT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
-/** The console's build (run after tsc in a project that has console/tsconfig.json). */
+/** The console's build (its codegen before tsc, the rest after, in a project that has console/tsconfig.json). */
 const CONSOLE_BUILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build-console.mjs');
 const CONSOLE_TSCONFIG = 'console/tsconfig.json';
 /** The console's source directories and which of their files are sources. */
@@ -46,8 +51,8 @@ const CONSOLE_SOURCES = [
 ];
 /** Single files the console is built from. */
 const CONSOLE_FILES = [CONSOLE_TSCONFIG, 'codegen.ts', 'schema/supergraph.graphql'];
-/** The bundle the console build writes: missing means stale. */
-const CONSOLE_BUNDLE = 'dist/console/console.js';
+/** The bundle the console build writes (build-console.mjs's OUT_DIR): either file missing means stale. */
+const CONSOLE_BUNDLE = ['dist/console-bundle/console.js', 'dist/console-bundle/console.css'];
 
 /** Reads the options this script understands; throws on anything else. */
 function parseOptions(argv) {
@@ -148,29 +153,40 @@ function consoleStaleReason(root, stampMs) {
     );
     if (reason !== null) return reason;
   }
-  return fs.existsSync(path.join(root, CONSOLE_BUNDLE)) ? null : `${CONSOLE_BUNDLE} is missing`;
+  const missing = CONSOLE_BUNDLE.find((name) => !fs.existsSync(path.join(root, name)));
+  return missing === undefined ? null : `${missing} is missing`;
+}
+
+/** Runs node on `script` with `args` in `root`, its output on stderr; its exit status. */
+function runNode(root, script, args) {
+  // stdout belongs to the command after this one.
+  const result = spawnSync(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 2, 2] });
+  return result.status ?? 1;
 }
 
 /**
- * Runs tsc for the project, then the console's build if it has one; writes the stamp (mtime: when the
- * build began, so that a source saved during the build makes the next run build again) if both succeeded.
+ * Runs the console's codegen (if the project has a console), tsc, then the console's type-check and
+ * bundle; writes the stamp (mtime: when the build began, so that a source saved during the build makes
+ * the next run build again) if every step succeeded.
  */
 function build(root) {
   const { outDir } = readTsconfig(root);
   const began = new Date();
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  // tsc's diagnostics go to stderr: stdout belongs to the command after this one.
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: ['ignore', 2, 2] });
-  if (result.status !== 0) return result.status ?? 1;
   const withConsole = hasConsole(root);
-  if (withConsole) {
-    const consoleBuild = spawnSync(process.execPath, [CONSOLE_BUILD, '--root', root], { cwd: root, stdio: ['ignore', 2, 2] });
-    if (consoleBuild.status !== 0) return consoleBuild.status ?? 1;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const steps = [
+    ...(withConsole ? [[CONSOLE_BUILD, ['--root', root, '--only', 'codegen']]] : []),
+    [tsc, ['-p', path.join(root, 'tsconfig.json')]],
+    ...(withConsole ? [[CONSOLE_BUILD, ['--root', root, '--only', 'bundle']]] : []),
+  ];
+  for (const [script, args] of steps) {
+    const status = runNode(root, script, args);
+    if (status !== 0) return status;
   }
   fs.mkdirSync(outDir, { recursive: true });
   const stamp = path.join(outDir, STAMP);
-  const steps = withConsole ? 'tsc -p tsconfig.json and scripts/build-console.mjs' : 'tsc -p tsconfig.json';
-  fs.writeFileSync(stamp, `${steps} succeeded; build began ${began.toISOString()}\n`);
+  const done = withConsole ? 'console codegen, tsc -p tsconfig.json and the console bundle' : 'tsc -p tsconfig.json';
+  fs.writeFileSync(stamp, `${done} succeeded; build began ${began.toISOString()}\n`);
   fs.utimesSync(stamp, began, began);
   return 0;
 }
@@ -183,7 +199,7 @@ function main() {
     return reason === null ? 0 : 1;
   }
   if (reason === null) return 0;
-  if (!options.force) process.stderr.write(`build: ${reason}; compiling (tsc${hasConsole(options.root) ? ', then the console' : ''})...\n`);
+  if (!options.force) process.stderr.write(`build: ${reason}; compiling (${hasConsole(options.root) ? 'console codegen, tsc, then the console' : 'tsc'})...\n`);
   return build(options.root);
 }
 

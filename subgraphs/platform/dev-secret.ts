@@ -28,7 +28,7 @@ export const DEV_SEARCH_AUDIENCE = 'tradegraph-search';
 export const DEV_IDENTITY_KID = 'dev-identity-1';
 /**
  * The development partner that owns the demo book (cli/demo-book.ts): the subject of the console's
- * development token, and the `sub` of the README's token examples.
+ * development token, `tradegraph token`'s default `--sub`, and the `sub` of the README's token examples.
  */
 export const DEMO_PARTNER = 'partner-1';
 

@@ -6,10 +6,14 @@
  * or a compiled file went missing; a failed compile writes no stamp; stdout stays empty throughout.
  *
  * A second project has a web console (the real codegen.ts and supergraph, the real console tsconfig, a
- * small console of its own, the project's node_modules linked in): the build regenerates its typed
- * operations, type-checks and bundles it (lightweight-charts' licence kept), a console source, operation,
- * codegen.ts or the supergraph changing makes it stale and one rebuild fresh, and an operation the schema
- * no longer validates or a type error in console code fails the build with its message and no new stamp.
+ * small console of its own, a server file that imports the generated operations as the project's tests
+ * do, the project's node_modules linked in): the build regenerates its typed operations before the
+ * server's tsc (so a schema change reaches the server's files first), then type-checks and bundles it
+ * into a directory tsc never writes (lightweight-charts' licence kept); a console source, operation,
+ * codegen.ts or the supergraph changing, or either bundle file missing, makes it stale and one rebuild
+ * fresh; an operation the schema no longer validates or a type error in console code fails the build
+ * with its message and no new stamp. The console's cases share one project, built in order, so each
+ * case builds only what it changed.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -135,12 +139,15 @@ describe('a project with a web console', () => {
     fs.utimesSync(file(name), before, before);
   };
   const build = (...args: string[]) => runIn(app, ...args);
-  const OPERATION = 'query FixtureSecurity($symbol: String!) {\n  security(symbol: $symbol) {\n    symbol\n    name\n  }\n}\n';
+  const OPERATION = 'query FixtureSecurity($symbol: String!) {\n  security(symbol: $symbol) {\n    symbol\n    name\n    assetType\n  }\n}\n';
+  const BUNDLE = 'dist/console-bundle';
 
   beforeAll(() => {
     put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], outDir: 'dist', rootDir: '.' }, include: ['src'] }));
     put('package.json', JSON.stringify({ name: 'console-build-fixture', type: 'module' }));
     put('src/server.ts', 'export const port: number = 0;\n');
+    // As the project's tests import console/generated/: tsc compiles it into dist/console/.
+    put('src/operations.ts', "import { FixtureSecurityDocument } from '../console/generated/graphql.js';\nexport const securityQuery: string = FixtureSecurityDocument.toString();\n");
     // The console is built with the project's own configuration and schema.
     fs.copyFileSync(path.join(PROJECT_ROOT, 'codegen.ts'), file('codegen.ts'));
     put('schema/supergraph.graphql', fs.readFileSync(path.join(PROJECT_ROOT, 'schema/supergraph.graphql'), 'utf8'));
@@ -170,21 +177,26 @@ describe('a project with a web console', () => {
   });
   afterAll(() => fs.rmSync(app, { recursive: true, force: true }));
 
-  it('builds the server and then the console: typed operations, one minified bundle and its CSS, licences kept', async () => {
+  it('builds the typed operations, the server, then the console: one minified bundle and its CSS, licences kept', async () => {
     expect(await build('--check')).toEqual({ code: 1, stderr: 'build: stale: no dist/.build-stamp (never built here)\n' });
     const { code, stderr } = await build();
     expect({ code, stderr }).toMatchObject({ code: 0 });
-    expect(stderr).toContain('build: no dist/.build-stamp (never built here); compiling (tsc, then the console)...\n');
-    expect(stderr).toMatch(/^console: dist\/console\/console\.js \d+ bytes, console\.css \d+ bytes, \d+ ms$/m);
+    expect(stderr).toContain('build: no dist/.build-stamp (never built here); compiling (console codegen, tsc, then the console)...\n');
+    expect(stderr).toMatch(/^console: dist\/console-bundle\/console\.js \d+ bytes, console\.css \d+ bytes, \d+ ms$/m);
     expect(fs.existsSync(file('dist/src/server.js'))).toBe(true);
     expect(fs.readFileSync(file('console/generated/graphql.ts'), 'utf8')).toContain('export const FixtureSecurityDocument = new TypedDocumentString(');
-    const js = fs.readFileSync(file('dist/console/console.js'), 'utf8');
+    // The server's tsc compiled the generated module (which did not exist before the build) into
+    // dist/console/; the bundle is in a directory of its own.
+    expect(fs.readFileSync(file('dist/src/operations.js'), 'utf8')).toContain('../console/generated/graphql.js');
+    expect(fs.existsSync(file('dist/console/generated/graphql.js'))).toBe(true);
+    expect(fs.readdirSync(file(BUNDLE)).sort()).toEqual(['console.css', 'console.js']);
+    const js = fs.readFileSync(file(BUNDLE, 'console.js'), 'utf8');
     // The operation travels as its text; lightweight-charts' Apache-2.0 notice ships with the bundle.
     expect(js).toContain('query FixtureSecurity');
     expect(js).toContain('Licensed under Apache License 2.0');
     expect(js).not.toContain('sourceMappingURL');
     expect(js).not.toContain('process.env.NODE_ENV');
-    expect(fs.readFileSync(file('dist/console/console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:600}');
+    expect(fs.readFileSync(file(BUNDLE, 'console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:600}');
     expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
   });
 
@@ -199,17 +211,35 @@ describe('a project with a web console', () => {
     },
   );
 
-  it('a console source change rebuilds it once; unchanged generated files are not rewritten', async () => {
+  it('a missing console.css or console.js makes the build stale; with a console source change, one build brings both back, unchanged generated files not rewritten', async () => {
+    fs.rmSync(file(BUNDLE, 'console.css'));
+    expect(await build('--check')).toEqual({ code: 1, stderr: `build: stale: ${BUNDLE}/console.css is missing\n` });
+    fs.rmSync(file(BUNDLE, 'console.js'));
+    expect(await build('--check')).toEqual({ code: 1, stderr: `build: stale: ${BUNDLE}/console.js is missing\n` });
+
     const generated = mtime('console/generated/graphql.ts');
     put('console/src/main.css', '.fixture-symbol { font-weight: 700; }\n');
     const { code, stderr } = await build();
-    expect({ code, stderr }).toMatchObject({ code: 0, stderr: expect.stringContaining('build: console/src/main.css changed; compiling (tsc, then the console)...') });
-    expect(fs.readFileSync(file('dist/console/console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:700}');
+    expect({ code, stderr }).toMatchObject({ code: 0, stderr: expect.stringContaining('build: console/src/main.css changed; compiling (console codegen, tsc, then the console)...') });
+    expect(stderr).not.toContain('console: regenerated');
+    expect(fs.readdirSync(file(BUNDLE)).sort()).toEqual(['console.css', 'console.js']);
+    expect(fs.readFileSync(file(BUNDLE, 'console.css'), 'utf8')).toContain('.fixture-symbol{font-weight:700}');
     expect(mtime('console/generated/graphql.ts')).toBe(generated);
     expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
-    fs.rmSync(file('dist/console/console.js'));
-    expect(await build('--check')).toEqual({ code: 1, stderr: 'build: stale: dist/console/console.js is missing\n' });
-    expect((await build()).code).toBe(0);
+  });
+
+  it('a schema change regenerates the typed operations before the server\'s tsc compiles the files that import them', async () => {
+    // A new AssetType value, and a server file that uses it in the same change: compiled against the
+    // previous console/generated/, the server's tsc would refuse 'FIXTURE_FUND'.
+    const supergraph = fs.readFileSync(file('schema/supergraph.graphql'), 'utf8');
+    const value = '  INDEX @join__enumValue(graph: ANALYSIS)\n';
+    expect(supergraph).toContain(value);
+    put('schema/supergraph.graphql', supergraph.replace(value, `${value}  FIXTURE_FUND @join__enumValue(graph: ANALYSIS)\n`));
+    put('src/fund.ts', "import type { AssetType } from '../console/generated/graphql.js';\nexport const fund: AssetType = 'FIXTURE_FUND';\n");
+    const { code, stderr } = await build();
+    expect({ code, stderr }).toMatchObject({ code: 0, stderr: expect.stringContaining('console: regenerated console/generated/graphql.ts') });
+    expect(fs.readFileSync(file('console/generated/graphql.ts'), 'utf8')).toContain("'FIXTURE_FUND'");
+    expect(fs.readFileSync(file('dist/src/fund.js'), 'utf8')).toContain("'FIXTURE_FUND'");
     expect(await build('--check')).toEqual({ code: 0, stderr: 'build: up to date\n' });
   });
 
@@ -224,11 +254,12 @@ describe('a project with a web console', () => {
     expect(failed.stderr).toContain('console/operations/broken.graphql:3:5');
     expect(consoleStamp()).toBe(stamp);
     expect(fs.readFileSync(file('console/generated/graphql.ts'), 'utf8')).toBe(generated);
+    // The codegen runs first: nothing else ran.
+    expect(failed.stderr).not.toContain('console: dist/console-bundle/');
     expect((await build('--check')).code).toBe(1);
-
+    // Left stale: the next case's build, past the codegen this time, stands for the rebuild.
     fs.rmSync(file('console/operations/broken.graphql'));
-    expect((await build()).code).toBe(0);
-    expect((await build('--check')).code).toBe(0);
+    expect((await build('--check')).code).toBe(1);
   });
 
   it('a type error in console code fails the build with tsc\'s message, no new stamp', async () => {
@@ -236,6 +267,7 @@ describe('a project with a web console', () => {
     put('console/src/units.ts', "export const pixels: number = 'twelve';\n");
     const failed = await build();
     expect(failed.code).not.toBe(0);
+    expect(failed.stderr).not.toContain('console build failed: codegen');
     expect(failed.stderr).toMatch(/console\/src\/units\.ts\(1,14\): error TS2322/);
     expect(failed.stderr).toContain('console build failed: type-check (tsc --noEmit -p console/tsconfig.json) failed');
     expect(consoleStamp()).toBe(stamp);

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { run } from '../../cli/tradegraph.js';
 import * as store from '../../subgraphs/analysis/store.js';
 import { createOidcTokenVerifier, createPartnerTokenVerifier } from '../../subgraphs/platform/auth.js';
-import { DEV_IDENTITY_KEY_FILE, DEV_SEARCH_AUDIENCE, resolveOidc, resolvePartnerAuth } from '../../subgraphs/platform/dev-secret.js';
+import { DEMO_PARTNER, DEV_IDENTITY_KEY_FILE, DEV_SEARCH_AUDIENCE, resolveOidc, resolvePartnerAuth } from '../../subgraphs/platform/dev-secret.js';
 import { captureCliOutput, scratchStore } from '../helpers/cli.js';
 import { testConfig } from '../helpers/config.js';
 
@@ -81,6 +81,14 @@ it('mints one token for several origins when given several audiences', async () 
   }
   expect(await run(['token', '--audience', 'allocation'], config)).toBe(0);
   await expect(createPartnerTokenVerifier(config.auth, config.auth.audiences.analysis).verify(cli.out.at(-1) as string)).rejects.toThrow();
+});
+
+it('mints for the demo partner (the demo book\'s owner, as the console\'s sign-in does) without --sub, and says so in its usage', async () => {
+  expect(await run(['token', '--audience', 'allocation'], config)).toBe(0);
+  const principal = await createPartnerTokenVerifier(config.auth, config.auth.audiences.allocation).verify(cli.out.at(-1) as string);
+  expect(principal.partnerId).toBe(DEMO_PARTNER);
+  expect(await run(['help'], config)).toBe(0);
+  expect(cli.out.at(-1)).toContain(`mint a development token for ID (default ${DEMO_PARTNER}, the`);
 });
 
 describe('development identity key (README "Tokens")', () => {

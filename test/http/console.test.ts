@@ -4,7 +4,9 @@
  * immutable assets (br or gzip as asked), CONSOLE on by default outside production and off in it, a
  * missing bundle answered with 503 in the error shape while the gateway serves everything else, and
  * in development POST /console/dev-token: a token that runs a partners-only query on all three
- * subgraphs through the gateway, its body checked field by field, under the gateway's rate limit.
+ * subgraphs through the gateway, its body checked field by field, under the gateway's rate limit, and
+ * only for this machine: absent on a gateway listening beyond loopback, and refused (403, nothing
+ * signed) to a request whose Host, Origin, peer address or forwarding headers say it is not local.
  *
  * The bundle is a small fixture in a temporary directory (known bytes), so these tests do not depend
  * on the console's build; the browser tests exercise the real bundle.
@@ -17,8 +19,10 @@ import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { DEMO_PORTFOLIO_ID, DEMO_PORTFOLIO_NAME, DEMO_PORTFOLIO_PARTNER } from '../../cli/demo-book.js';
+import { isLoopback } from '../../gateway/console.js';
 import { buildGatewayOrigin } from '../../gateway/gateway.js';
-import { SUBGRAPHS } from '../../subgraphs/platform/config.js';
+import { SUBGRAPHS, type Config } from '../../subgraphs/platform/config.js';
+import { DEV_IDENTITY_KEY_FILE } from '../../subgraphs/platform/dev-secret.js';
 import { testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, graphql, request, type JsonResponse } from '../helpers/http.js';
@@ -62,6 +66,20 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
+/** A POST with exactly the given headers (Host included: fetch would send the URL's), its JSON answer. */
+function rawPost(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** The page's stylesheet and script URLs, in order. */
 function assetUrls(html: string): string[] {
   return [...html.matchAll(/<(?:link rel="stylesheet" href|script src)="([^"]+)"/g)].map((m) => m[1] as string);
@@ -85,6 +103,7 @@ function decodeJwt(token: string): { header: Record<string, unknown>; payload: R
 
 interface RunningGateway {
   url: string;
+  config: Config;
   close(): Promise<void>;
 }
 
@@ -96,7 +115,7 @@ const running: RunningGateway[] = [];
  * `subgraphs`, the three subgraphs started by startPlatform on the shared store and routed to where
  * they listen, as startPlatform routes its own gateway.
  */
-async function startGateway(env: Record<string, string>, consoleDir: string, subgraphs = false): Promise<RunningGateway> {
+async function startGateway(env: Record<string, string>, consoleDir: string, subgraphs = false, listenHost?: string): Promise<RunningGateway> {
   const config = testConfig(env);
   let platform: RunningPlatform | undefined;
   let app: FastifyInstance | undefined;
@@ -109,8 +128,8 @@ async function startGateway(env: Record<string, string>, consoleDir: string, sub
     const local = Object.fromEntries(SUBGRAPHS.filter((s) => platform?.urls[s]).map((s) => [s, `${platform?.urls[s]}/graphql`]));
     const gatewayConfig = { ...config, gateway: { ...config.gateway, subgraphUrls: { ...config.gateway.subgraphUrls, ...local } } };
     app = await buildGatewayOrigin(gatewayConfig, undefined, { consoleBundleDir: consoleDir });
-    const url = await app.listen({ host: config.host, port: 0 });
-    const gateway = { url, close };
+    const url = await app.listen({ host: listenHost ?? config.host, port: 0 });
+    const gateway = { url, config, close };
     running.push(gateway);
     return gateway;
   } catch (err) {
@@ -338,6 +357,93 @@ describe('in development: POST /console/dev-token', () => {
     const res = await postDevToken(base, '{"sub": ');
     expect(res.status).toBe(400);
     expectErrorShape(res.body, 'MALFORMED_JSON');
+  });
+});
+
+describe('the development token endpoint is for this machine only', () => {
+  /** An address of this machine beyond loopback, if it has one (to reach a gateway as another host would). */
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
+  let local: RunningGateway;
+  let port: string;
+  const signed = () => fs.existsSync(path.join(local.config.dataDir, DEV_IDENTITY_KEY_FILE));
+  beforeAll(async () => {
+    // No subgraphs: the development identity key is created only when a token is signed.
+    local = await startGateway({ APP_ENV: 'development' }, bundleDir({ js: FIXTURE_JS, css: FIXTURE_CSS }));
+    port = new URL(local.url).port;
+  });
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.20', false],
+    ['128.0.0.1', false],
+    ['localhost.example', false],
+    ['', false],
+  ])('HOST %j is loopback: %s', (host, loopback) => {
+    expect(isLoopback(host)).toBe(loopback);
+  });
+
+  it('a development gateway listening on 0.0.0.0 has no endpoint, and its page names none', async () => {
+    const { url } = await startGateway({ APP_ENV: 'development', HOST: '0.0.0.0' }, bundleDir({ js: FIXTURE_JS, css: FIXTURE_CSS }));
+    const base = `http://127.0.0.1:${new URL(url).port}`;
+    const html = await (await fetch(`${base}/console`)).text();
+    expect(rootAttributes(html)).toEqual({ id: 'console', 'data-endpoint': '/graphql', 'data-demo-symbol': 'ACME' });
+    const res = await postDevToken(base, '{}');
+    expect(res.status).toBe(404);
+    expectErrorShape(res.body, 'ROUTE_NOT_FOUND');
+  });
+
+  it.each([
+    ['a Host of another name (DNS rebinding)', { host: 'evil.example' }, ['host']],
+    ['a Host of another name with the port', () => ({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` }), ['host', 'origin']],
+    ['a Host that only starts like localhost', () => ({ host: `localhost.evil.example:${port}` }), ['host']],
+    ['a Host of a LAN address', () => ({ host: `192.168.1.20:${port}` }), ['host']],
+    ['a page of another site', () => ({ host: `127.0.0.1:${port}`, origin: 'https://evil.example' }), ['origin']],
+    ['a request through a proxy', () => ({ host: `127.0.0.1:${port}`, 'x-forwarded-for': '203.0.113.7' }), ['forwarded']],
+    ['a request through a standard proxy', () => ({ host: `localhost:${port}`, forwarded: 'for=203.0.113.7' }), ['forwarded']],
+  ] as Array<[string, Record<string, string> | (() => Record<string, string>), string[]]>)(
+    'refuses %s with 403 FORBIDDEN naming what is not local, and signs nothing',
+    async (_name, headers, fields) => {
+      const res = await rawPost(`${local.url}/console/dev-token`, typeof headers === 'function' ? headers() : headers);
+      expect(res.status).toBe(403);
+      expectErrorShape(res.body, 'FORBIDDEN');
+      expect((res.body.details as Array<{ field: string }>).map((d) => d.field)).toEqual(fields);
+      expect(res.body.token).toBeUndefined();
+      expect(signed()).toBe(false);
+    },
+  );
+
+  (external ? it : it.skip)('refuses a connection from another address, whatever its Host says, and signs nothing', async () => {
+    // A gateway built for HOST=127.0.0.1 but listening on every interface (buildGatewayOrigin's caller
+    // chooses where it listens): the peer is what counts.
+    const wide = await startGateway({ APP_ENV: 'development' }, bundleDir({ js: FIXTURE_JS, css: FIXTURE_CSS }), false, '0.0.0.0');
+    const widePort = new URL(wide.url).port;
+    const res = await rawPost(`http://${external}:${widePort}/console/dev-token`, { host: `127.0.0.1:${widePort}` });
+    expect(res.status).toBe(403);
+    expectErrorShape(res.body, 'FORBIDDEN');
+    expect((res.body.details as Array<{ field: string }>).map((d) => d.field)).toEqual(['peer']);
+    expect(fs.existsSync(path.join(wide.config.dataDir, DEV_IDENTITY_KEY_FILE))).toBe(false);
+    expect((await rawPost(`http://127.0.0.1:${widePort}/console/dev-token`, { host: `127.0.0.1:${widePort}` })).status).toBe(200);
+  });
+
+  it.each([
+    ['127.0.0.1 from its own page', () => ({ host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })],
+    ['localhost, no Origin (curl)', () => ({ host: `localhost:${port}` })],
+    ['[::1] from its page', () => ({ host: `[::1]:${port}`, origin: `http://[::1]:${port}` })],
+  ])('mints for a local request: %s', async (_name, headers) => {
+    const res = await rawPost(`${local.url}/console/dev-token`, headers());
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token: expect.any(String), sub: DEMO_PORTFOLIO_PARTNER });
+    expect(signed()).toBe(true);
   });
 });
 
