@@ -328,7 +328,7 @@ export function createGateway(options: {
 }
 
 export interface GatewayOriginOptions {
-  /** The web console's bundle directory (default dist/console under the project root). */
+  /** The web console's bundle directory (default dist/console-bundle under the project root). */
   consoleBundleDir?: string;
 }
 
