@@ -8,7 +8,8 @@
  *   per detected pattern, the stage panel and the measured evidence of the snapshot the graph answers.
  * - A historical snapshot opens from the date picker.
  * - An optimize from the form shows a book; a refused one names the field.
- * - The demo book shows its holdings, a page of cash-hunt ideas, the next page, and a rebalance preview.
+ * - The demo book shows its holdings, the assessment, cash-hunt ideas and a rebalance preview; a book
+ *   with more ideas than a page pages through them.
  * - The views work at 1280x800 and at 390x844 without a horizontal page scroll, and by keyboard.
  *
  * Every request any page makes is routed through the test: anything not for 127.0.0.1 is aborted and
@@ -194,7 +195,8 @@ describeWithBrowser('the web console in a browser', () => {
       expect(await page.locator('[data-testid=pattern-overlay]').count()).toBe(analysis.detectedPatterns?.length);
       const stagePanel = (await page.textContent('[data-testid=stage-panel]')) ?? '';
       expect(stagePanel).toContain(analysis.analysisDate);
-      expect(stagePanel).toMatch(/stage 2/i);
+      // The graph's STAGE_2 as the panel writes it: "Stage 2".
+      expect(stagePanel).toContain(`Stage ${analysis.stage?.replace('STAGE_', '')}`);
       const evidence = (await page.textContent('[data-testid=evidence-panel]')) ?? '';
       expect(evidence).toContain(analysis.evidence?.stage?.state);
       expect(evidence).toContain(String(analysis.evidence?.stage?.n));
@@ -255,13 +257,23 @@ describeWithBrowser('the web console in a browser', () => {
       const alert = page.getByRole('alert').first();
       await alert.waitFor({ timeout: scaled(VIEW_MS) });
       expect(await alert.textContent()).toMatch(/total_?capital/i);
+      // The control the server named is marked, and says why.
+      const capital = form.getByLabel('Total capital');
+      expect(await capital.getAttribute('aria-invalid')).toBe('true');
+      const describedBy = (await capital.getAttribute('aria-describedby')) ?? '';
+      expect(describedBy).not.toBe('');
+      expect(await page.locator(`[id="${describedBy.split(' ')[0]}"]`).textContent()).toMatch(/total_?capital|capital/i);
+      // Focus goes to the first field to fix, and the previous book is gone.
+      await waitInPage(page, `document.activeElement?.getAttribute('aria-invalid') === 'true'`, 'focus on the refused field');
+      expect(await capital.evaluate((el, id) => el.id === id, await inPage<string>(page, 'document.activeElement.id'))).toBe(true);
+      expect(await page.locator('[data-testid=optimizer-result] tbody tr').count()).toBe(0);
       expectOffline(log);
     } finally {
       await context.close();
     }
   });
 
-  it('shows the demo book, a page of cash-hunt ideas and the next, and a rebalance preview', async () => {
+  it('shows the demo book: holdings, the assessment, cash-hunt ideas and a rebalance preview', async () => {
     const { context, page, log } = await offlineContext(DESKTOP);
     try {
       await page.goto(`${origin}/console#/books`);
@@ -273,20 +285,46 @@ describeWithBrowser('the web console in a browser', () => {
       expect(await page.locator('[data-testid=holdings] tbody tr').count()).toBe(5);
 
       await page.waitForSelector('[data-testid=cash-hunt] [data-testid=idea]', { timeout: scaled(VIEW_MS) });
-      const firstPage = await page.locator('[data-testid=cash-hunt] [data-testid=idea]').allTextContents();
-      expect(firstPage.length).toBeGreaterThan(0);
-      const next = page.locator('[data-testid=cash-hunt]').getByRole('button', { name: 'Next page' });
-      if (await next.isEnabled()) {
-        await next.click();
-        const rows = `[...document.querySelectorAll('[data-testid=cash-hunt] [data-testid=idea]')].map((r) => r.textContent)`;
-        await waitInPage(page, `(${rows}).length > 0 && (${rows}).join('|') !== ${JSON.stringify(firstPage.join('|'))}`, 'the next page of ideas');
-      }
+      expect(await page.locator('[data-testid=cash-hunt] [data-testid=idea]').count()).toBeGreaterThan(0);
       await page.waitForSelector('[data-testid=assessment]', { timeout: scaled(VIEW_MS) });
 
       await page.getByRole('button', { name: 'Preview rebalance' }).click();
       await page.waitForSelector('[data-testid=rebalance-orders] tbody tr', { timeout: scaled(VIEW_MS) });
       expect(await page.locator('[data-testid=rebalance-orders] tbody tr').count()).toBeGreaterThan(0);
       await page.screenshot({ path: path.join(SCREENSHOTS, 'books-1280x800.png'), fullPage: true });
+      expectOffline(log);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('pages the cash hunt of a book with more ideas than one page', async () => {
+    // A book of cash only: on this market its cash hunt has more ideas than the smallest page holds.
+    const token = await devToken();
+    const { createPortfolio } = await graphql<{ createPortfolio: { id: string; cashHunt: { totalRecommendations: number } } }>(
+      'mutation { createPortfolio(input: {name: "Cash only", cash: 1000000, holdings: []}) { id cashHunt(pageSize: 5) { totalRecommendations } } }',
+      {},
+      token,
+    );
+    expect(createPortfolio.cashHunt.totalRecommendations).toBeGreaterThan(5);
+
+    const { context, page, log } = await offlineContext(DESKTOP);
+    try {
+      await page.goto(`${origin}/console#/books/${createPortfolio.id}`);
+      await signIn(page);
+      const hunt = page.locator('[data-testid=cash-hunt]');
+      await hunt.getByLabel('Ideas per page').selectOption('5');
+      await page.waitForSelector('[data-testid=cash-hunt] [data-testid=idea]', { timeout: scaled(VIEW_MS) });
+      const ideas = `[...document.querySelectorAll('[data-testid=cash-hunt] [data-testid=idea]')].map((r) => r.textContent)`;
+      await waitInPage(page, `(${ideas}).length === 5`, 'a page of five ideas');
+      const firstPage = await hunt.locator('[data-testid=idea]').allTextContents();
+      const next = hunt.getByRole('button', { name: 'Next page' });
+      expect(await next.isEnabled()).toBe(true);
+      expect(await hunt.getByRole('button', { name: 'Previous page' }).isEnabled()).toBe(false);
+      await next.click();
+      const rest = createPortfolio.cashHunt.totalRecommendations - 5;
+      await waitInPage(page, `(${ideas}).length === ${Math.min(rest, 5)} && (${ideas}).join('|') !== ${JSON.stringify(firstPage.join('|'))}`, 'the next page of ideas');
+      expect(await hunt.getByRole('button', { name: 'Previous page' }).isEnabled()).toBe(true);
       expectOffline(log);
     } finally {
       await context.close();
@@ -305,6 +343,8 @@ describeWithBrowser('the web console in a browser', () => {
       expect(await button.count()).toBe(1);
       await page.keyboard.press('Enter');
       await page.waitForSelector('[data-testid=subject]', { timeout: scaled(VIEW_MS) });
+      // Focus moves to the control that undoes it, not to the page.
+      await waitInPage(page, `document.activeElement?.textContent === 'Sign out'`, 'focus on Sign out');
       await page.waitForSelector('[data-testid=pattern-overlay]', { timeout: scaled(VIEW_MS) });
       await waitInPage(page, SETTLED, 'every view loaded');
       expect(await inPage<number>(page, CANVAS_COLOURS)).toBeGreaterThan(20);
