@@ -8,7 +8,7 @@ import { createContext, useContext } from 'react';
 export interface PageSettings {
   /** The gateway's GraphQL endpoint on this origin. */
   endpoint: string;
-  /** The symbol the security view opens with. */
+  /** The symbol the security view opens with: the platform's demo symbol (DEMO_SYMBOL), which the gateway writes on the page. */
   demoSymbol: string;
   /** POST here for a development token; absent outside development. */
   devTokenUrl: string | null;
@@ -47,7 +47,8 @@ export function tokenSubject(token: string): string | null {
 export function readSettings(root: HTMLElement): PageSettings {
   return {
     endpoint: root.dataset.endpoint ?? '/graphql',
-    demoSymbol: root.dataset.demoSymbol ?? 'ACME',
+    // The gateway always writes it; without it the view opens on its symbol form rather than on a guess.
+    demoSymbol: root.dataset.demoSymbol ?? '',
     devTokenUrl: root.dataset.devToken || null,
   };
 }
