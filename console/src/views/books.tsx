@@ -35,8 +35,8 @@ import {
   humanize,
   MISSING,
   tone,
-  verdictTone,
-} from '../books/format';
+} from '../format';
+import { verdictTone } from '../books/verdict';
 import {
   currentAfter,
   FIRST_PAGE,

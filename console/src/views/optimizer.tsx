@@ -13,7 +13,8 @@ import { ConsoleOptimizeDocument, ConsoleOptimizerSetupDocument, type Allocation
 import { resolveDefaults, STAGE_KEYS, strategiesUsing, type FormDefaults } from '../optimizer/defaults';
 import { controlId, detailsOf, LABELS, problemId, problemsByControl, type ControlPath, type ControlProblems } from '../optimizer/fields';
 import { demoForm, emptyForm, toRequestInput, withLimits, type FormLimits, type MapRow, type OptimizerForm } from '../optimizer/form';
-import { barWidths, formatFraction, formatMoney, formatPrice } from '../optimizer/format';
+import { formatCurrency, formatPercent, formatPrice, formatShares, MISSING } from '../format';
+import { barWidths } from '../optimizer/format';
 import { idempotencyKey } from '../optimizer/idempotency';
 import { groupBindingNotes } from '../optimizer/notes';
 import './optimizer.css';
@@ -449,7 +450,7 @@ function BookResult({ book, strategies }: { book: Book; strategies: readonly All
   const widths = barWidths(book.allocations.map((a) => a.percentOfAccount));
   const d = book.optimizerDiagnostics;
   const groups = groupBindingNotes(d?.bindingNotes ?? [], strategies);
-  const money = (v: number) => formatMoney(v, book.currency);
+  const money = (v: number) => formatCurrency(v, book.currency);
   const s = book.riskSettings;
   return (
     <section data-testid="optimizer-result" aria-labelledby="optimizer-result-title" className="opt-result">
@@ -493,14 +494,14 @@ function BookResult({ book, strategies }: { book: Book; strategies: readonly All
                       {a.symbol}
                     </a>
                   </th>
-                  <td>{a.security?.sector ?? '—'}</td>
-                  <td className="num">{a.shares.toLocaleString('en-US')}</td>
+                  <td>{a.security?.sector ?? MISSING}</td>
+                  <td className="num">{formatShares(a.shares)}</td>
                   <td className="num">{formatPrice(a.entryPrice)}</td>
                   <td className="num">{formatPrice(a.stopLoss)}</td>
                   <td className="num">{money(a.positionValue)}</td>
                   <td>
                     <div className="opt-weight">
-                      <span className="opt-weight-text">{formatFraction(a.percentOfAccount)}</span>
+                      <span className="opt-weight-text">{formatPercent(a.percentOfAccount)}</span>
                       <div className="opt-bar" aria-hidden="true">
                         <div className="opt-bar-fill" data-testid="weight-bar" style={{ width: widths[i] }} />
                       </div>
@@ -518,8 +519,8 @@ function BookResult({ book, strategies }: { book: Book; strategies: readonly All
         <h4 id="opt-notes-title">What bound</h4>
         {d && (
           <dl className="opt-diagnostics">
-            <div><dt>Per-name cap used</dt><dd>{formatFraction(d.maxPositionSizeEffective)} (max position size {formatFraction(d.maxPositionSizeFromRiskSettings)}{d.constraintPackDefaultSectorCap !== null ? `, sector caps DEFAULT ${formatFraction(d.constraintPackDefaultSectorCap)}` : ''})</dd></div>
-            <div><dt>Volatility target</dt><dd>{d.volTargetAnnual === null ? 'none' : formatFraction(d.volTargetAnnual)}</dd></div>
+            <div><dt>Per-name cap used</dt><dd>{formatPercent(d.maxPositionSizeEffective)} (max position size {formatPercent(d.maxPositionSizeFromRiskSettings)}{d.constraintPackDefaultSectorCap !== null ? `, sector caps DEFAULT ${formatPercent(d.constraintPackDefaultSectorCap)}` : ''})</dd></div>
+            <div><dt>Volatility target</dt><dd>{d.volTargetAnnual === null ? 'none' : formatPercent(d.volTargetAnnual)}</dd></div>
             <div><dt>Annual turnover cap</dt><dd>{d.maxPortfolioTurnoverAnnual === null ? 'none' : String(d.maxPortfolioTurnoverAnnual)}</dd></div>
             {d.softmaxTemperatureBase !== null && (
               <div><dt>Softmax temperature</dt><dd>{d.softmaxTemperatureEffective !== null && d.softmaxTemperatureEffective !== d.softmaxTemperatureBase ? `${d.softmaxTemperatureBase} raised to ${d.softmaxTemperatureEffective}` : String(d.softmaxTemperatureBase)}</dd></div>

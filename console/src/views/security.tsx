@@ -32,7 +32,8 @@ import {
   type DailyBar,
   type StagePoint,
 } from '../chart/overlays';
-import { formatEstimate, formatFraction, formatPrice, formatProbability, humanize, NOT_MEASURED } from '../chart/format';
+import { formatEstimate } from '../chart/format';
+import { formatPercent, formatPrice, formatProbability, formatScore, formatSignedPercent, humanize, MISSING, NOT_MEASURED } from '../format';
 import { collectPages, historyFrom, type Page } from '../chart/pages';
 import { CHART_COLOURS, PriceChart, type ChartPattern } from '../chart/PriceChart';
 import './security.css';
@@ -470,11 +471,11 @@ function PatternList({ patterns, hidden, onToggle, charted }: { patterns: ShownP
                   <dt>Status</dt>
                   <dd>{humanize(pattern.status)}</dd>
                   <dt>Direction</dt>
-                  <dd>{pattern.direction ?? '—'}</dd>
+                  <dd>{pattern.direction ?? MISSING}</dd>
                   <dt>Confidence</dt>
                   <dd>
                     {formatProbability(pattern.confidence)}
-                    {pattern.rawConfidence !== null && <span className="muted"> (detector score {pattern.rawConfidence.toFixed(2)})</span>}
+                    {pattern.rawConfidence !== null && <span className="muted"> (detector score {formatScore(pattern.rawConfidence)})</span>}
                   </dd>
                   <dt>Target</dt>
                   <dd>{formatPrice(pattern.priceTarget)}</dd>
@@ -484,7 +485,7 @@ function PatternList({ patterns, hidden, onToggle, charted }: { patterns: ShownP
                   <dd>{formatPrice(pattern.invalidationLevel)}</dd>
                   <dt>Dates</dt>
                   <dd>
-                    {pattern.startDate ?? '—'} to {pattern.endDate ?? '—'}
+                    {pattern.startDate ?? MISSING} to {pattern.endDate ?? MISSING}
                   </dd>
                 </dl>
                 {(pattern.keyPoints?.length ?? 0) > 0 && (
@@ -532,9 +533,9 @@ function Levels({ snapshot }: { snapshot: Snapshot }) {
           <ul className="targets">
             {targets.map((t, i) => (
               <li key={i}>
-                {formatPrice(t.price)} ({t.direction ?? '—'}, {t.source ?? '—'}
+                {formatPrice(t.price)} ({t.direction ?? MISSING}, {t.source ?? MISSING}
                 {t.basis ? `: ${humanize(t.basis).toLowerCase()}` : ''}
-                {t.distancePercent !== null ? `, ${t.distancePercent > 0 ? '+' : ''}${t.distancePercent.toFixed(1)}% away` : ''})
+                {t.distancePercent !== null ? `, ${formatSignedPercent(t.distancePercent / 100)} away` : ''})
               </li>
             ))}
           </ul>
@@ -570,14 +571,14 @@ function StagePanel({ snapshot, signedIn }: { snapshot: Snapshot; signedIn: bool
         <dd>{formatPrice(snapshot.indicators?.sma30w ?? detail?.ma30w)}</dd>
         <dt>Signal</dt>
         <dd data-testid="signal">
-          {snapshot.signal ?? '—'}
+          {snapshot.signal ?? MISSING}
           {snapshot.signal && <span className="muted"> (chance right: {formatProbability(snapshot.confidence)})</span>}
         </dd>
         {snapshot.enhancedSignal && (
           <>
             <dt>Enhanced signal</dt>
             <dd>
-              {snapshot.enhancedSignal.signal} <span className="muted">(score {snapshot.enhancedSignal.score.toFixed(2)}, chance right: {formatProbability(snapshot.enhancedSignal.confidence)})</span>
+              {snapshot.enhancedSignal.signal} <span className="muted">(score {formatScore(snapshot.enhancedSignal.score)}, chance right: {formatProbability(snapshot.enhancedSignal.confidence)})</span>
             </dd>
           </>
         )}
@@ -617,7 +618,7 @@ function EvidencePanel({ snapshot }: { snapshot: Snapshot }) {
       ) : (
         <>
           <p className="muted">
-            Out-of-sample record as of {evidence.asOf ?? '—'}
+            Out-of-sample record as of {evidence.asOf ?? MISSING}
             {evidence.universe && `, ${evidence.universe.symbols} symbols from ${evidence.universe.firstDate}, excess over the ${evidence.universe.benchmark} universe`}.
           </p>
           {EVIDENCE_OUTPUTS.map(({ key, title }) => (
@@ -646,6 +647,7 @@ function StateRecord({ title, record }: { title: string; record: ConsoleStateEvi
       </h4>
       <dl className="facts">
         <dt>Outcomes</dt>
+        {/* Counts as the API answers them, plain integers without separators. */}
         <dd>
           n = {record.n} on {record.dates} date{record.dates === 1 ? '' : 's'}
         </dd>
@@ -659,7 +661,7 @@ function StateRecord({ title, record }: { title: string; record: ConsoleStateEvi
           <>
             <dt>Target first</dt>
             <dd>
-              {formatEstimate(tf)} <span className="muted">(n = {tf.n}{tf.placebo !== null ? `, placebo ${formatFraction(tf.placebo)}` : ''})</span>
+              {formatEstimate(tf)} <span className="muted">(n = {tf.n}{tf.placebo !== null ? `, placebo ${formatPercent(tf.placebo)}` : ''})</span>
             </dd>
           </>
         )}

@@ -1,6 +1,6 @@
 /** The optimizer result's plain words: binding notes by constraint, the defaults shown, the weight bars. */
 import { resolveDefaults, strategiesUsing, type AllocationLimitsAnswer } from '../../../console/src/optimizer/defaults.js';
-import { barWidths, formatFraction, formatMoney } from '../../../console/src/optimizer/format.js';
+import { barWidths } from '../../../console/src/optimizer/format.js';
 import { constraintLabel, groupBindingNotes, splitNote, tokenWords } from '../../../console/src/optimizer/notes.js';
 
 describe('binding notes', () => {
@@ -110,10 +110,5 @@ describe('figures', () => {
     expect(barWidths([1, 1.2, -0.1])).toEqual(['100.0%', '100.0%', '0%']);
     expect(barWidths([])).toEqual([]);
     expect(barWidths([0, Number.NaN])).toEqual(['0%', '0%']);
-  });
-  it('prints money in the book currency and fractions as percentages', () => {
-    expect(formatMoney(199847.81, 'USD')).toBe('$199,847.81');
-    expect(formatMoney(12.5, 'XQQ')).toMatch(/^(12\.50 XQQ|XQQ\s?12\.50)$/);
-    expect(formatFraction(0.0999)).toBe('9.99%');
   });
 });
