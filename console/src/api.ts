@@ -25,15 +25,8 @@ export interface ConsoleError {
   path?: string;
 }
 
-/** Thrown by `run` when the operation answered errors (or nothing usable). */
-export class OperationFailed extends Error {
-  constructor(readonly errors: ConsoleError[]) {
-    super(errors.map((e) => e.message).join('; '));
-  }
-}
-
 /** How long one operation may take before the console gives up on it. */
-export const OPERATION_TIMEOUT_MS = 30_000;
+const OPERATION_TIMEOUT_MS = 30_000;
 
 interface WireError {
   message?: unknown;
@@ -124,11 +117,4 @@ export async function execute<R, V>(document: TypedDocumentString<R, V>, variabl
   const errors = (body.errors ?? []).map(toConsoleError);
   if (!body.data && errors.length === 0) errors.push({ message: `HTTP ${res.status}: no data`, details: [] });
   return { data: body.data ?? null, errors };
-}
-
-/** Runs `document` and returns its data; throws OperationFailed on any error. */
-export async function run<R, V>(document: TypedDocumentString<R, V>, variables: V, token: string | null, options: CallOptions = {}): Promise<R> {
-  const answer = await execute(document, variables, token, options);
-  if (answer.errors.length > 0 || !answer.data) throw new OperationFailed(answer.errors);
-  return answer.data;
 }

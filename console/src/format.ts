@@ -13,7 +13,7 @@ export const MISSING = '—';
 export const NOT_MEASURED = 'not measured';
 
 /** Decimals a percentage is written with unless a caller asks for more (weights, returns, rates). */
-export const PERCENT_DIGITS = 1;
+const PERCENT_DIGITS = 1;
 
 const twoDecimals = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -5,7 +5,7 @@
  */
 
 /** The page sizes the view offers for the cash hunt, before the search's own limits are applied. */
-export const IDEA_PAGE_SIZES = [5, 10, 20] as const;
+const IDEA_PAGE_SIZES = [5, 10, 20] as const;
 
 /** The search's page limits as the graph answers them (`searchPagination`). */
 export interface SearchPageLimits {

@@ -41,7 +41,7 @@ export const STAGE_STYLE: Record<StageName, { label: string; meaning: string; co
 };
 
 /** Colours of the pattern overlays, in the order patterns are listed; distinct from the stage bands. */
-export const PATTERN_COLOURS: readonly string[] = ['#7b3fe4', '#0a7ea4', '#c2185b', '#8d6e00', '#00897b', '#5d4037'];
+const PATTERN_COLOURS: readonly string[] = ['#7b3fe4', '#0a7ea4', '#c2185b', '#8d6e00', '#00897b', '#5d4037'];
 
 export function patternColour(index: number): string {
   return PATTERN_COLOURS[index % PATTERN_COLOURS.length];
@@ -88,8 +88,12 @@ export function weeklyCloses(bars: readonly Pick<DailyBar, 'date' | 'close'>[]):
  * sma10w and sma30w, so on the snapshot's week the lines end on those values.
  */
 export function weeklyMovingAverage(bars: readonly Pick<DailyBar, 'date' | 'close'>[], weeks: number): LinePoint[] {
+  return movingAverageOf(weeklyCloses(bars), weeks);
+}
+
+/** `weeklyMovingAverage` over weekly closes already grouped (`weeklyCloses`), so one grouping serves several averages. */
+export function movingAverageOf(closes: readonly LinePoint[], weeks: number): LinePoint[] {
   if (!Number.isInteger(weeks) || weeks < 1) throw new RangeError(`weeks must be a positive integer, got ${weeks}`);
-  const closes = weeklyCloses(bars);
   const averages = sma(Float64Array.from(closes, (c) => c.value), weeks);
   const out: LinePoint[] = [];
   closes.forEach((c, i) => {
@@ -113,7 +117,7 @@ export interface StageSegment {
 }
 
 /** Calendar days a snapshot's stage is drawn past its date when no later snapshot follows. */
-export const STAGE_CARRY_DAYS = 14;
+const STAGE_CARRY_DAYS = 14;
 
 /** Snapshots in date order, later ones winning on a repeated date, unparseable dates dropped. */
 function orderedStages(snapshots: readonly StagePoint[]): StagePoint[] {

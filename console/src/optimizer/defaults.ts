@@ -6,11 +6,10 @@
  * unknown rather than guessed. Pure: no DOM, no React.
  */
 import type { AllocationStrategy, ConsoleOptimizerSetupQuery } from '../../generated/graphql.js';
+import { snakeToCamel } from './fields.js';
 
 /** The graph's answer the form reads its defaults and its demo request from. */
 export type AllocationLimitsAnswer = ConsoleOptimizerSetupQuery['allocationLimits'];
-/** The demo request (the one input accepted without a token), in the input's field names. */
-export type DemoRequest = AllocationLimitsAnswer['demoRequest'];
 
 /** Stage labels the form's stage-weight fields are keyed by (the spelling the form sends). */
 export const STAGE_KEYS = ['STAGE 1', 'STAGE 2', 'STAGE 3', 'STAGE 4'] as const;
@@ -65,13 +64,10 @@ export function resolveDefaults(graph: AllocationLimitsAnswer | null): FormDefau
   };
 }
 
-/** camelCase of a snake_case parameter name (`softmax_temperature` -> `softmaxTemperature`). */
-const camel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
 /**
  * The strategies that read a risk-settings parameter (`softmaxTemperature`), from the graph's strategy
  * list (`parameters` are snake_case), so the form can say which strategies a field matters for.
  */
 export function strategiesUsing(parameter: string, strategies: ReadonlyArray<{ name: AllocationStrategy; parameters: readonly string[] }>): AllocationStrategy[] {
-  return strategies.filter((s) => s.parameters.some((p) => camel(p) === parameter)).map((s) => s.name);
+  return strategies.filter((s) => s.parameters.some((p) => snakeToCamel(p) === parameter)).map((s) => s.name);
 }

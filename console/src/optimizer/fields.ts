@@ -68,7 +68,8 @@ export function problemId(path: ControlPath): string {
   return `${controlId(path)}-problem`;
 }
 
-const snakeToCamel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** camelCase of a snake_case name (`softmax_temperature` -> `softmaxTemperature`). */
+export const snakeToCamel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * A detail's field as path segments in the input's camelCase naming: a leading `input` or `$input` is
@@ -99,7 +100,7 @@ export function controlForField(field: string): ControlPath | null {
 }
 
 /** The map key a detail names under a map control (`riskQuizAnswers.goal` -> `goal`), or null. */
-export function entryKeyOf(field: string, control: ControlPath): string | null {
+function entryKeyOf(field: string, control: ControlPath): string | null {
   const rest = fieldSegments(field).slice(control.split('.').length);
   return rest.length > 0 ? rest.join('.') : null;
 }

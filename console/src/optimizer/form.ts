@@ -87,7 +87,7 @@ export function emptyForm(constraintPackSchemaVersion: string): OptimizerForm {
 export type FormLimits = Pick<AllocationLimitsAnswer, 'constraintPackSchemaVersion' | 'demoRequest'>;
 
 /** The text of a value the graph gave ('' for none, so the field is left out). */
-const textOf = (v: number | string | null | undefined): string => (v === null || v === undefined ? '' : String(v));
+export const textOf = (v: number | string | null | undefined): string => (v === null || v === undefined ? '' : String(v));
 
 /**
  * The form holding exactly the graph's demo request (the only input the server accepts without a token);

@@ -5,11 +5,11 @@
  * without a token. The console previews rebalances only: recording them as trades is left to the API,
  * where a write carries the version it was decided on.
  */
-import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { execute, type ConsoleError } from '../api';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorList } from '../errors';
 import { useSession } from '../session';
 import { routeHash } from '../route';
+import { useAction, useOperation } from '../operation';
 import {
   ConsoleBookAssessmentDocument,
   ConsoleBookDocument,
@@ -21,7 +21,6 @@ import {
   ConsoleSearchPaginationDocument,
   type ConsoleBookQuery,
   type ConsoleIdeaFragment,
-  type TypedDocumentString,
 } from '../../generated/graphql';
 import {
   formatInstant,
@@ -59,66 +58,6 @@ import './books.css';
 const BOOKS_PER_PAGE = 10;
 
 type Book = ConsoleBookQuery['portfolio'];
-
-/** An operation's state as a section shows it: the last data, its errors, and whether one is running. */
-interface Loaded<R> {
-  data: R | null;
-  errors: ConsoleError[];
-  loading: boolean;
-}
-
-const IDLE = { data: null, errors: [], loading: false };
-
-/** True when the answer is only the console's own cancellation (the request is no longer wanted). */
-const cancelled = (errors: readonly ConsoleError[]): boolean => errors.some((e) => e.code === 'CANCELLED');
-
-/**
- * Runs `document` whenever `variables` change (by value), with the session's token; null variables
- * run nothing. A request the view no longer needs (new variables, a new token, the section gone) is
- * aborted, so a page turned quickly does not leave earlier pages loading, and its cancelled answer is
- * ignored. The last data stays while the next loads, so a page turn does not blank the section.
- */
-function useOperation<R, V>(document: TypedDocumentString<R, V>, variables: V | null): Loaded<R> {
-  const { token, settings } = useSession();
-  const [state, setState] = useState<Loaded<R>>(IDLE);
-  const key = variables === null ? null : JSON.stringify(variables);
-  useEffect(() => {
-    if (key === null) return;
-    const controller = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    void execute(document, JSON.parse(key) as V, token, { endpoint: settings.endpoint, signal: controller.signal }).then((answer) => {
-      if (controller.signal.aborted || cancelled(answer.errors)) return;
-      setState({ data: answer.data, errors: answer.errors, loading: false });
-    });
-    return () => controller.abort();
-  }, [document, key, token, settings.endpoint]);
-  return state;
-}
-
-/**
- * An operation run on demand (a form's submit, a button): its state and the function that starts it.
- * Starting again aborts the request still running, and so does leaving the section.
- */
-function useAction<R, V>(document: TypedDocumentString<R, V>): [Loaded<R>, (variables: V) => void] {
-  const { token, settings } = useSession();
-  const [state, setState] = useState<Loaded<R>>(IDLE);
-  const running = useRef<AbortController | null>(null);
-  useEffect(() => () => running.current?.abort(), []);
-  const start = useCallback(
-    (variables: V) => {
-      running.current?.abort();
-      const controller = new AbortController();
-      running.current = controller;
-      setState((s) => ({ ...s, loading: true }));
-      void execute(document, variables, token, { endpoint: settings.endpoint, signal: controller.signal }).then((answer) => {
-        if (controller.signal.aborted || cancelled(answer.errors)) return;
-        setState({ data: answer.data, errors: answer.errors, loading: false });
-      });
-    },
-    [document, token, settings.endpoint],
-  );
-  return [state, start];
-}
 
 export function BooksView({ bookId }: { bookId: string | null }) {
   const { token, settings } = useSession();

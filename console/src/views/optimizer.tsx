@@ -9,10 +9,11 @@ import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode, t
 import { execute, type ConsoleError } from '../api';
 import { ErrorList } from '../errors';
 import { useSession } from '../session';
+import { routeHash } from '../route';
 import { ConsoleOptimizeDocument, ConsoleOptimizerSetupDocument, type AllocationStrategy, type ConsoleOptimizeMutation, type ConsoleOptimizerSetupQuery } from '../../generated/graphql';
 import { resolveDefaults, STAGE_KEYS, strategiesUsing, type FormDefaults } from '../optimizer/defaults';
 import { controlId, detailsOf, LABELS, problemId, problemsByControl, type ControlPath, type ControlProblems } from '../optimizer/fields';
-import { demoForm, emptyForm, toRequestInput, withLimits, type FormLimits, type MapRow, type OptimizerForm } from '../optimizer/form';
+import { demoForm, emptyForm, textOf, toRequestInput, withLimits, type FormLimits, type MapRow, type OptimizerForm } from '../optimizer/form';
 import { formatCurrency, formatPercent, formatPrice, formatShares, MISSING } from '../format';
 import { barWidths } from '../optimizer/format';
 import { idempotencyKey } from '../optimizer/idempotency';
@@ -200,7 +201,6 @@ function Field({ path, hint, problems, children }: { path: ControlPath; hint?: R
   );
 }
 
-const show = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
 /** "Default X" for a default the graph gave, else a note that there is none to show. */
 const defaultText = (v: number | string | boolean | null): string => (v === null ? 'Server default' : `Default ${String(v)}`);
 const yesNo = (v: boolean | null): string | null => (v === null ? null : v ? 'yes' : 'no');
@@ -251,10 +251,10 @@ function OptimizerFormView({ form, setForm, defaults, limits, strategies, proble
       <fieldset className="opt-group" id={controlId('riskSettings')} aria-describedby={problems.has('riskSettings') ? problemId('riskSettings') : undefined}>
         <legend>{LABELS.riskSettings}</legend>
         <ProblemText path="riskSettings" problems={problems} />
-        {text('riskSettings.maxRiskPerTrade', r.maxRiskPerTrade, (v) => setRisk({ maxRiskPerTrade: v }), { mode: 'decimal', placeholder: show(defaults.maxRiskPerTrade), hint: `${defaultText(defaults.maxRiskPerTrade)}; fraction of capital` })}
-        {text('riskSettings.maxPortfolioRisk', r.maxPortfolioRisk, (v) => setRisk({ maxPortfolioRisk: v }), { mode: 'decimal', placeholder: show(defaults.maxPortfolioRisk), hint: `${defaultText(defaults.maxPortfolioRisk)}; fraction of capital` })}
-        {text('riskSettings.maxPositionSize', r.maxPositionSize, (v) => setRisk({ maxPositionSize: v }), { mode: 'decimal', placeholder: show(defaults.maxPositionSize), hint: `${defaultText(defaults.maxPositionSize)}; weight of one name` })}
-        {text('riskSettings.maxPositions', r.maxPositions, (v) => setRisk({ maxPositions: v }), { mode: 'numeric', placeholder: show(defaults.maxPositions), hint: defaultText(defaults.maxPositions) })}
+        {text('riskSettings.maxRiskPerTrade', r.maxRiskPerTrade, (v) => setRisk({ maxRiskPerTrade: v }), { mode: 'decimal', placeholder: textOf(defaults.maxRiskPerTrade), hint: `${defaultText(defaults.maxRiskPerTrade)}; fraction of capital` })}
+        {text('riskSettings.maxPortfolioRisk', r.maxPortfolioRisk, (v) => setRisk({ maxPortfolioRisk: v }), { mode: 'decimal', placeholder: textOf(defaults.maxPortfolioRisk), hint: `${defaultText(defaults.maxPortfolioRisk)}; fraction of capital` })}
+        {text('riskSettings.maxPositionSize', r.maxPositionSize, (v) => setRisk({ maxPositionSize: v }), { mode: 'decimal', placeholder: textOf(defaults.maxPositionSize), hint: `${defaultText(defaults.maxPositionSize)}; weight of one name` })}
+        {text('riskSettings.maxPositions', r.maxPositions, (v) => setRisk({ maxPositions: v }), { mode: 'numeric', placeholder: textOf(defaults.maxPositions), hint: defaultText(defaults.maxPositions) })}
         <Field path="riskSettings.allocationStrategy" problems={problems} hint={chosen ? `${chosen.name}: ${chosen.description}` : defaultText(defaults.allocationStrategy)}>
           {(attrs) => (
             <select {...attrs} value={r.allocationStrategy} onChange={(e) => setRisk({ allocationStrategy: e.target.value as AllocationStrategy | '' })}>
@@ -269,12 +269,12 @@ function OptimizerFormView({ form, setForm, defaults, limits, strategies, proble
         </Field>
         {text('riskSettings.softmaxTemperature', r.softmaxTemperature, (v) => setRisk({ softmaxTemperature: v }), {
           mode: 'decimal',
-          placeholder: show(defaults.softmaxTemperature),
+          placeholder: textOf(defaults.softmaxTemperature),
           hint: `${defaultText(defaults.softmaxTemperature)}${usedBy('softmaxTemperature')}`,
         })}
         {text('riskSettings.rewardMultiplier', r.rewardMultiplier, (v) => setRisk({ rewardMultiplier: v }), {
           mode: 'decimal',
-          placeholder: show(defaults.rewardMultiplier),
+          placeholder: textOf(defaults.rewardMultiplier),
           hint: `${defaultText(defaults.rewardMultiplier)}${usedBy('rewardMultiplier')}`,
         })}
         <StageWeights form={form} setRisk={setRisk} defaults={defaults} problems={problems} hint={`${STAGE_KEYS.some((s) => defaults.stageWeights[s] === null) ? 'Server defaults' : `Defaults ${STAGE_KEYS.map((s) => `${s}: ${defaults.stageWeights[s]}`).join(', ')}`}${usedBy('stageWeights')}`} />
@@ -371,7 +371,7 @@ function StageWeights({ form, setRisk, defaults, problems, hint }: { form: Optim
                 type="text"
                 inputMode="decimal"
                 autoComplete="off"
-                placeholder={show(defaults.stageWeights[stage])}
+                placeholder={textOf(defaults.stageWeights[stage])}
                 value={form.riskSettings.stageWeights[stage]}
                 onChange={(e) => setRisk({ stageWeights: { ...form.riskSettings.stageWeights, [stage]: e.target.value } })}
               />
@@ -465,7 +465,7 @@ function BookResult({ book, strategies }: { book: Book; strategies: readonly All
         <div><dt>Analysis date</dt><dd>{book.analysisDate ?? 'none'}</dd></div>
         <div>
           <dt>Book</dt>
-          <dd className="opt-id">{book.id.startsWith('demo-') ? `${book.id} (demo, not stored)` : <a href={`#/books/${encodeURIComponent(book.id)}`}>{book.id}</a>}</dd>
+          <dd className="opt-id">{book.id.startsWith('demo-') ? `${book.id} (demo, not stored)` : <a href={routeHash({ view: 'books', bookId: book.id })}>{book.id}</a>}</dd>
         </div>
       </dl>
       {book.allocations.length === 0 ? (
@@ -490,7 +490,7 @@ function BookResult({ book, strategies }: { book: Book; strategies: readonly All
               {book.allocations.map((a, i) => (
                 <tr key={a.symbol}>
                   <th scope="row">
-                    <a href={`#/security/${encodeURIComponent(a.symbol)}`} title={a.security?.name}>
+                    <a href={routeHash({ view: 'security', symbol: a.symbol, date: null })} title={a.security?.name}>
                       {a.symbol}
                     </a>
                   </th>

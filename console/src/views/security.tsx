@@ -18,6 +18,7 @@ import {
   type ConsoleStateEvidenceFragment,
 } from '../../generated/graphql';
 import {
+  movingAverageOf,
   patternColour,
   patternGeometry,
   patternLevels,
@@ -28,8 +29,9 @@ import {
   STAGE_STYLE,
   supportResistance,
   visibleRange,
-  weeklyMovingAverage,
+  weeklyCloses,
   type DailyBar,
+  type Level,
   type StagePoint,
 } from '../chart/overlays';
 import { formatEstimate } from '../chart/format';
@@ -356,8 +358,9 @@ function SecurityBody({ symbol, snapshot, bars, history, signedIn }: { symbol: s
     return shown.map((p) => ({ ...p.chart, labelled: shown.length <= 2 || p.best }));
   }, [patterns, hidden]);
   const levels = useMemo(() => supportResistance(snapshot?.supportLevels, snapshot?.resistanceLevels), [snapshot]);
-  const ma10 = useMemo(() => weeklyMovingAverage(bars.nodes, 10), [bars.nodes]);
-  const ma30 = useMemo(() => weeklyMovingAverage(bars.nodes, 30), [bars.nodes]);
+  const weekly = useMemo(() => weeklyCloses(bars.nodes), [bars.nodes]);
+  const ma10 = useMemo(() => movingAverageOf(weekly, 10), [weekly]);
+  const ma30 = useMemo(() => movingAverageOf(weekly, 30), [weekly]);
   const barDates = useMemo(() => bars.nodes.map((b) => b.date), [bars.nodes]);
   const bands = useMemo(() => stageBands(barDates, history.nodes), [barDates, history.nodes]);
   const segments = useMemo(() => stageSegments(history.nodes), [history.nodes]);
@@ -410,7 +413,7 @@ function SecurityBody({ symbol, snapshot, bars, history, signedIn }: { symbol: s
               </span>
             </figcaption>
             <p className="muted chart-range" data-testid="chart-range">
-              {windowNote('Daily bars', bars.nodes.map((b) => b.date), bars.truncated, BARS_PAGE * BARS_MAX_PAGES)}{' '}
+              {windowNote('Daily bars', barDates, bars.truncated, BARS_PAGE * BARS_MAX_PAGES)}{' '}
               {history.nodes.length > 0 && windowNote('Stage shading from snapshots', history.nodes.map((h) => h.date), history.truncated, SNAPSHOTS_PAGE * SNAPSHOTS_MAX_PAGES)}
             </p>
           </figure>
@@ -429,7 +432,7 @@ function SecurityBody({ symbol, snapshot, bars, history, signedIn }: { symbol: s
       {snapshot && (
         <div className="security-lists">
           <PatternList patterns={patterns} hidden={hidden} onToggle={toggle} charted={bars.nodes.length > 0} />
-          <Levels snapshot={snapshot} />
+          <Levels snapshot={snapshot} levels={levels} />
         </div>
       )}
     </div>
@@ -509,8 +512,7 @@ function PatternList({ patterns, hidden, onToggle, charted }: { patterns: ShownP
   );
 }
 
-function Levels({ snapshot }: { snapshot: Snapshot }) {
-  const levels = supportResistance(snapshot.supportLevels, snapshot.resistanceLevels);
+function Levels({ snapshot, levels }: { snapshot: Snapshot; levels: readonly Level[] }) {
   const support = levels.filter((l) => l.kind === 'support');
   const resistance = levels.filter((l) => l.kind === 'resistance');
   const targets = snapshot.priceTargets ?? [];
