@@ -38,18 +38,18 @@ import { GRAPHQL_PATH, sendError } from '../subgraphs/platform/http.js';
 import { CSS_TYPE, escapeHtml, htmlPage, JS_TYPE, pageAsset, sendPage, servePageAssets } from '../subgraphs/platform/page-assets.js';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
 
-export const CONSOLE_PATH = '/console';
-export const CONSOLE_ASSET_PREFIX = '/console/assets';
-export const CONSOLE_DEV_TOKEN_PATH = '/console/dev-token';
+const CONSOLE_PATH = '/console';
+const CONSOLE_ASSET_PREFIX = '/console/assets';
+const CONSOLE_DEV_TOKEN_PATH = '/console/dev-token';
 /**
  * Where the build writes the console bundle (scripts/build-console.mjs's OUT_DIR): not dist/console,
  * where tsc emits the console's modules that the server's tests import.
  */
 export const CONSOLE_BUNDLE_DIR = path.join(PROJECT_ROOT, 'dist', 'console-bundle');
-export const CONSOLE_BUNDLE_FILES = { script: 'console.js', stylesheet: 'console.css' } as const;
+const CONSOLE_BUNDLE_FILES = { script: 'console.js', stylesheet: 'console.css' } as const;
 
 /** Lifetime of a console development token: an hour, as `tradegraph token` by default. */
-export const DEV_TOKEN_TTL_SECONDS = 3600;
+const DEV_TOKEN_TTL_SECONDS = 3600;
 /** One token for every origin the console's operations reach. */
 const DEV_TOKEN_AUDIENCES = ['analysis', 'allocation', 'search'] as const;
 /** A development token's `sub`: what a partner id looks like (letters, digits and . _ : @ -). */
@@ -108,10 +108,12 @@ export function isLoopback(address: string | undefined): boolean {
   return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** A Host header (or an Origin's host) naming this machine's loopback: 127.0.0.1, localhost or [::1], any port. */
-const LOCAL_HOST_RE = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
+/** This machine's loopback as a host and optional port: 127.0.0.1, localhost or [::1], any port. */
+const LOCAL_HOST = String.raw`(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?`;
+/** A Host header naming this machine's loopback. */
+const LOCAL_HOST_RE = new RegExp(`^${LOCAL_HOST}$`, 'i');
 /** An Origin header of a page served from one of those hosts. */
-const LOCAL_ORIGIN_RE = /^https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
+const LOCAL_ORIGIN_RE = new RegExp(`^https?://${LOCAL_HOST}$`, 'i');
 /** Headers a proxy adds: their presence means the socket's peer is the proxy, not the client. */
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'] as const;
 
@@ -147,7 +149,7 @@ function consoleRoot(config: Config, devTokenUrl: string | undefined): string {
  * The development token's subject from the request body: none, `{}` or `{"sub": null}` name the demo
  * book's owner; otherwise `sub` must be a partner id, and no other field is accepted.
  */
-export function devTokenSubject(body: unknown): string {
+function devTokenSubject(body: unknown): string {
   if (body === undefined || body === null) return DEMO_PARTNER;
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new AppError('VALIDATION_FAILED', 'The request body must be a JSON object', [{ field: 'body', message: 'expected a JSON object such as {"sub": "partner-1"}' }]);

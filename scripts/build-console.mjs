@@ -30,11 +30,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The codegen output this build regenerates (a key of codegen.ts's `generates`, CLIENT_OUTPUTS.console). */
-export const GENERATED = 'console/generated/';
-export const ENTRY = 'console/src/main.tsx';
-export const TSCONFIG = 'console/tsconfig.json';
+const GENERATED = 'console/generated/';
+const ENTRY = 'console/src/main.tsx';
+const TSCONFIG = 'console/tsconfig.json';
 /** Where the bundle goes: the gateway serves console.js and console.css from here (gateway/console.ts's CONSOLE_BUNDLE_DIR). */
-export const OUT_DIR = 'dist/console-bundle';
+const OUT_DIR = 'dist/console-bundle';
 /** What `--only` may name. */
 const STEPS = ['codegen', 'bundle'];
 

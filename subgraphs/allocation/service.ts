@@ -23,13 +23,14 @@ import { unavailable, type Db } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import { isPartner, type Principal, requirePartner } from '../platform/principal.js';
 import { page, type Page, pageSize, UUID_RE } from '../platform/validation.js';
-import { bodyOfInput, namedPath, toPortfolioRequest, validateRequestBody, type PortfolioRequest, type PortfolioRequestInput, type RequestBody } from './dto.js';
+import { bodyOfInput, DEFAULT_CURRENCY, namedPath, toPortfolioRequest, validateRequestBody, type PortfolioRequest, type PortfolioRequestInput, type RequestBody } from './dto.js';
 import type { FieldNaming } from '../platform/param-table.js';
 import { fromCents, toCents } from './engine/money.js';
 import { effectiveRiskSettings, optimize, symbolsNeedingCloses } from './engine/optimizer.js';
 import { DEFAULT_RISK_SETTINGS, MIN_TOTAL_CAPITAL, STRATEGY_INFO, type RiskSettings, type StrategyInfo } from './engine/risk-settings.js';
 import { buildPolicyExplanation, resolveRiskProfile, type PolicyExplanation } from './engine/risk-profile.js';
-import type { ConstraintPack, OptimizeInput, OptimizeResult, OptimizerDiagnostics, PortfolioAllocation } from './engine/types.js';
+import { DEFAULT_HALF_KELLY, DEFAULT_REWARD_MULTIPLIER, DEFAULT_SOFTMAX_TEMPERATURE, DEFAULT_STAGE_WEIGHTS } from './engine/strategies.js';
+import { CONSTRAINT_PACK_SCHEMA_VERSION, type ConstraintPack, type OptimizeInput, type OptimizeResult, type OptimizerDiagnostics, type PortfolioAllocation } from './engine/types.js';
 import * as store from './store.js';
 import { UniverseCache, type Universe } from './universe.js';
 
@@ -37,6 +38,21 @@ import { UniverseCache, type Universe } from './universe.js';
  * The one body an anonymous caller may send (spec "Allocation service" rule 1; DESIGN section 5): served
  * at GET /api/v1/demo/optimize-body and printed in the README.
  */
+/** AllocationService.limits(): the defaults of a request and the demo request (domain names). */
+export interface AllocationLimitsInfo {
+  min_total_capital: number;
+  default_risk_settings: Readonly<RiskSettings>;
+  strategy_parameter_defaults: {
+    softmax_temperature: number;
+    reward_multiplier: number;
+    stage_weights: typeof DEFAULT_STAGE_WEIGHTS;
+    half_kelly: boolean;
+  };
+  default_currency: string;
+  constraint_pack_schema_version: string;
+  demo_body: { name: string; total_capital: number; risk_settings: RiskSettings };
+}
+
 export const DEMO_OPTIMIZE_BODY = Object.freeze({
   name: 'Demo portfolio',
   total_capital: 100000,
@@ -47,6 +63,24 @@ export const DEMO_OPTIMIZE_BODY = Object.freeze({
     max_positions: 10,
     allocation_strategy: 'KELLY_CRITERION' as const,
   }),
+});
+
+const ALLOCATION_LIMITS: AllocationLimitsInfo = Object.freeze({
+  min_total_capital: MIN_TOTAL_CAPITAL,
+  default_risk_settings: DEFAULT_RISK_SETTINGS,
+  strategy_parameter_defaults: {
+    softmax_temperature: DEFAULT_SOFTMAX_TEMPERATURE,
+    reward_multiplier: DEFAULT_REWARD_MULTIPLIER,
+    stage_weights: DEFAULT_STAGE_WEIGHTS,
+    half_kelly: DEFAULT_HALF_KELLY,
+  },
+  default_currency: DEFAULT_CURRENCY,
+  constraint_pack_schema_version: CONSTRAINT_PACK_SCHEMA_VERSION,
+  demo_body: {
+    name: DEMO_OPTIMIZE_BODY.name,
+    total_capital: DEMO_OPTIMIZE_BODY.total_capital,
+    risk_settings: { softmax_temperature: null, reward_multiplier: null, stage_weights: null, half_kelly: null, ...DEMO_OPTIMIZE_BODY.risk_settings },
+  },
 });
 
 /** spec "Limits": allocation rows in demo mode. */
@@ -140,6 +174,15 @@ export class AllocationService {
     return DEMO_OPTIMIZE_BODY;
   }
 
+  /**
+   * What a client needs to fill a request form: the smallest capital, every default the server applies
+   * to an empty field (risk limits, the strategies' parameters, currency, the constraint pack's
+   * version) and the one request accepted without a token, its unset risk settings null.
+   */
+  limits(): AllocationLimitsInfo {
+    return ALLOCATION_LIMITS;
+  }
+
   // -------------------------------------------------------------------------------------------------------
   // Optimize
   // -------------------------------------------------------------------------------------------------------
@@ -173,7 +216,7 @@ export class AllocationService {
     const responseText = JSON.stringify(response);
 
     const partnerId = partnerIdOf(principal);
-    const written = await this.db.transaction(async (tx) =>
+    const written = await this.db.transaction((tx) =>
       store.insertPortfolio(
         tx,
         {

@@ -27,3 +27,16 @@ export function testConfig(env: Record<string, string> = {}): Config {
     ...env,
   });
 }
+
+/**
+ * A production configuration that starts without an identity provider to reach: RS256/ES256 only, an
+ * issuer, a JWKS URL on a closed port, no demo data and no start-up analysis.
+ */
+export const PRODUCTION_ENV: Readonly<Record<string, string>> = {
+  APP_ENV: 'production',
+  AUTH_HS256_SECRET: '',
+  AUTH_ISSUER: 'https://issuer.example',
+  AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
+  DEMO_DATA: 'false',
+  ANALYZE_ON_START: 'false',
+};

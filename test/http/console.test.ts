@@ -23,21 +23,9 @@ import { isLoopback } from '../../gateway/console.js';
 import { buildGatewayOrigin } from '../../gateway/gateway.js';
 import { SUBGRAPHS, type Config } from '../../subgraphs/platform/config.js';
 import { DEV_IDENTITY_KEY_FILE } from '../../subgraphs/platform/dev-secret.js';
-import { testConfig } from '../helpers/config.js';
+import { PRODUCTION_ENV, testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { expectErrorShape, graphql, request, type JsonResponse } from '../helpers/http.js';
-
-/** What Chromium sends when a person opens a URL. */
-const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8';
-
-const PRODUCTION = {
-  APP_ENV: 'production',
-  AUTH_HS256_SECRET: '',
-  AUTH_ISSUER: 'https://issuer.example',
-  AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
-  DEMO_DATA: 'false',
-  ANALYZE_ON_START: 'false',
-};
+import { BROWSER_ACCEPT, expectErrorShape, graphql, rawGet, request, type JsonResponse } from '../helpers/http.js';
 
 /** A fixture bundle: a script and a stylesheet with known bytes, long enough to be worth compressing. */
 const FIXTURE_JS = Buffer.from(`'use strict';\n${Array.from({ length: 40 }, (_, i) => `document.getElementById('console').dataset.step${i} = '${i}';`).join('\n')}\n`);
@@ -50,20 +38,6 @@ function bundleDir(files: { js?: Buffer; css?: Buffer }): string {
   if (files.js) fs.writeFileSync(path.join(dir, 'console.js'), files.js);
   if (files.css) fs.writeFileSync(path.join(dir, 'console.css'), files.css);
   return dir;
-}
-
-/** A GET with exactly the given headers (fetch would add its own Accept-Encoding), its body as sent. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
 }
 
 /** A POST with exactly the given headers (Host included: fetch would send the URL's), its JSON answer. */
@@ -252,8 +226,8 @@ describe('in production', () => {
   let on: string;
   beforeAll(async () => {
     const dir = bundleDir({ js: FIXTURE_JS, css: FIXTURE_CSS });
-    off = (await startGateway(PRODUCTION, dir)).url;
-    on = (await startGateway({ ...PRODUCTION, CONSOLE: 'true' }, dir)).url;
+    off = (await startGateway(PRODUCTION_ENV, dir)).url;
+    on = (await startGateway({ ...PRODUCTION_ENV, CONSOLE: 'true' }, dir)).url;
   });
 
   it('is off by default', async () => {

@@ -6,43 +6,16 @@
  * which renders the origin's own /openapi.json in every environment. (The browser test,
  * test/e2e/browser-ide.test.ts, shows both pages render and reach nothing but their origin.)
  */
-import http from 'node:http';
 import zlib from 'node:zlib';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { prefersHtml } from '../../subgraphs/platform/ide.js';
 import { packageFile } from '../../subgraphs/platform/page-assets.js';
-import { testConfig } from '../helpers/config.js';
+import { PRODUCTION_ENV, testConfig } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
-import { expectErrorShape, graphql, request } from '../helpers/http.js';
+import { BROWSER_ACCEPT, expectErrorShape, graphql, rawGet, request } from '../helpers/http.js';
 
 const ORIGINS = ['analysis', 'allocation', 'search', 'gateway'] as const;
 type Origin = (typeof ORIGINS)[number];
-
-/** What Chromium sends when a person opens a URL. */
-const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8';
-
-const PRODUCTION = {
-  APP_ENV: 'production',
-  AUTH_HS256_SECRET: '',
-  AUTH_ISSUER: 'https://issuer.example',
-  AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
-  DEMO_DATA: 'false',
-  ANALYZE_ON_START: 'false',
-};
-
-/** A GET with exactly the given headers (fetch would add its own Accept-Encoding), its body as sent. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
 
 async function openIde(base: string): Promise<Response> {
   return fetch(`${base}/graphql`, { headers: { accept: BROWSER_ACCEPT } });
@@ -269,8 +242,8 @@ describe('in production', () => {
   let assetPaths: string[];
 
   beforeAll(async () => {
-    off = await startPlatform(testConfig(PRODUCTION), ['analysis', 'gateway'], { db: store.db });
-    on = await startPlatform(testConfig({ ...PRODUCTION, GRAPHQL_IDE: 'true' }), ['analysis', 'gateway'], { db: store.db });
+    off = await startPlatform(testConfig(PRODUCTION_ENV), ['analysis', 'gateway'], { db: store.db });
+    on = await startPlatform(testConfig({ ...PRODUCTION_ENV, GRAPHQL_IDE: 'true' }), ['analysis', 'gateway'], { db: store.db });
     assetPaths = assetUrls(await (await openIde(on.urls.gateway as string)).text());
   });
   afterAll(async () => {

@@ -19,7 +19,6 @@ import { DateScalar } from '../../platform/graphql-types.js';
 import type { Assert, Same } from '../../platform/type-checks.js';
 import {
   bodyOfCreatePortfolioInput,
-  DEFAULT_CURRENCY,
   bodyOfRebalanceInput,
   bodyOfTradeInput,
   CreatePortfolioInput,
@@ -31,12 +30,11 @@ import {
 import { TRADES_PAGE, type BookHolding, type BookResponse, type RebalanceOrder, type RebalanceResponse, type RebalanceTarget, type TradePage, type TradeRecord } from '../book-types.js';
 import type { PolicyExplanation } from '../engine/risk-profile.js';
 import type { RiskSettings } from '../engine/risk-settings.js';
-import { DEFAULT_HALF_KELLY, DEFAULT_REWARD_MULTIPLIER, DEFAULT_SOFTMAX_TEMPERATURE, DEFAULT_STAGE_WEIGHTS } from '../engine/strategies.js';
-import { CONSTRAINT_PACK_SCHEMA_VERSION, type ConstraintPack, type OptimizerDiagnostics, type PortfolioAllocation } from '../engine/types.js';
+import { type ConstraintPack, type OptimizerDiagnostics, type PortfolioAllocation } from '../engine/types.js';
 import type { StageNumber } from '../../analysis/engine/document.js';
 import type { VolatilityStopLossLevelsType } from '../../analysis/graphql/shared-types.js';
 import type { PortfolioService } from '../portfolios.js';
-import { DEMO_OPTIMIZE_BODY, type AllocationService, type PortfolioResponse } from '../service.js';
+import { DEMO_OPTIMIZE_BODY, type AllocationLimitsInfo, type AllocationService, type PortfolioResponse } from '../service.js';
 import { HoldingType, RebalanceOrderType, RebalanceTargetType, RebalanceType, TradePageType, TradeResultType, TradeType } from './book-types.js';
 import { AllocationStrategyEnum } from './enums.js';
 import {
@@ -179,20 +177,18 @@ const toStageWeightsType = (w: Record<string, number>): StageWeightsType => ({
 
 const toRiskSettingsType = (s: RiskSettings): RiskSettingsType => ({ ...asOutputType(s), stageWeights: s.stage_weights && toStageWeightsType(s.stage_weights) });
 
-/** The engine's strategy-parameter defaults (strategies.ts), as the graph answers them. */
-const STRATEGY_PARAMETER_DEFAULTS: StrategyParameterDefaults = {
-  softmaxTemperature: DEFAULT_SOFTMAX_TEMPERATURE,
-  rewardMultiplier: DEFAULT_REWARD_MULTIPLIER,
-  stageWeights: toStageWeightsType(DEFAULT_STAGE_WEIGHTS),
-  halfKelly: DEFAULT_HALF_KELLY,
-};
-
-/** The demo body in the input's field names; the risk settings it leaves out are null. */
-const DEMO_REQUEST: DemoPortfolioRequest = {
-  name: DEMO_OPTIMIZE_BODY.name,
-  totalCapital: DEMO_OPTIMIZE_BODY.total_capital,
-  riskSettings: toRiskSettingsType({ softmax_temperature: null, reward_multiplier: null, stage_weights: null, half_kelly: null, ...DEMO_OPTIMIZE_BODY.risk_settings }),
-};
+/** The service's limits (domain names) as the graph answers them. */
+function toAllocationLimits(l: AllocationLimitsInfo): AllocationLimits {
+  const p = l.strategy_parameter_defaults;
+  return {
+    minTotalCapital: l.min_total_capital,
+    defaultRiskSettings: toRiskSettingsType(l.default_risk_settings),
+    strategyParameterDefaults: { softmaxTemperature: p.softmax_temperature, rewardMultiplier: p.reward_multiplier, stageWeights: toStageWeightsType(p.stage_weights), halfKelly: p.half_kelly },
+    defaultCurrency: l.default_currency,
+    constraintPackSchemaVersion: l.constraint_pack_schema_version,
+    demoRequest: { name: l.demo_body.name, totalCapital: l.demo_body.total_capital, riskSettings: toRiskSettingsType(l.demo_body.risk_settings) },
+  };
+}
 
 /**
  * The engine's stop-level map (a copy of the snapshot's risk_parameters.volatility_stop_loss_levels) as
@@ -274,14 +270,7 @@ export class AllocationInfoResolver {
 
   @Query(() => AllocationLimits)
   allocationLimits(): AllocationLimits {
-    return {
-      minTotalCapital: this.allocation.minTotalCapital(),
-      defaultRiskSettings: toRiskSettingsType(this.allocation.defaultRiskSettings()),
-      strategyParameterDefaults: STRATEGY_PARAMETER_DEFAULTS,
-      defaultCurrency: DEFAULT_CURRENCY,
-      constraintPackSchemaVersion: CONSTRAINT_PACK_SCHEMA_VERSION,
-      demoRequest: DEMO_REQUEST,
-    };
+    return toAllocationLimits(this.allocation.limits());
   }
 }
 

@@ -7,7 +7,7 @@ import { createOidcTokenVerifier, createPartnerTokenVerifier } from '../../../su
 import { ConfigError, loadConfig } from '../../../subgraphs/platform/config.js';
 import { DEMO_PARTNER, DevTokenUnavailable, mintDevelopmentToken, resolveOidc, resolvePartnerAuth, signsDevIdTokens } from '../../../subgraphs/platform/dev-secret.js';
 import { DEMO_PORTFOLIO_PARTNER } from '../../../cli/demo-book.js';
-import { testConfig } from '../../helpers/config.js';
+import { PRODUCTION_ENV, testConfig } from '../../helpers/config.js';
 
 const ALL = ['analysis', 'allocation', 'search'];
 const header = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -48,7 +48,7 @@ describe('mintDevelopmentToken', () => {
 
   it('signs nothing without an audience, nor HS256 where there is no secret', async () => {
     await expect(mintDevelopmentToken(test, { subject: 'p', audiences: [] })).rejects.toThrow(/at least one audience/);
-    const production = testConfig({ APP_ENV: 'production', AUTH_HS256_SECRET: '', AUTH_ISSUER: 'https://issuer.example', AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json' });
+    const production = testConfig(PRODUCTION_ENV);
     await expect(mintDevelopmentToken(production, { subject: 'p', audiences: ['analysis'] })).rejects.toThrow(/identity provider/);
   });
 
