@@ -3,16 +3,18 @@
  * committed schema/supergraph.graphql), the same file Hive Gateway or Apollo Router would load. It
  * reloads the file when it changes, routes each subgraph to the URL the supergraph names unless
  * SUBGRAPH_<NAME>_URL overrides it, forwards the caller's Authorization and trace headers to each
- * subgraph, and bounds every subgraph call by a timeout.
+ * subgraph, and bounds every subgraph call by a timeout. Identical query fetches in flight at the same
+ * time share one subgraph request (SubgraphDataSource).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions, type SupergraphSdlHook } from '@apollo/gateway';
 import { Supergraph } from '@apollo/federation-internals';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, type DefinitionNode } from 'graphql';
 import { ideQuery } from '../app/ide-queries.js';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { ERROR_CODES } from '../subgraphs/platform/errors.js';
@@ -99,6 +101,16 @@ type RelayedBody = {
  * Headers objects cost more CPU than the gateway spent on everything else (bench:gateway). The plan,
  * its execution and the merging of results stay @apollo/gateway's.
  *
+ * Identical fetches in flight share one request (GATEWAY_DEDUPE, on by default): a query fetch for
+ * the same subgraph, operation text and name, variables (compared as canonical JSON), extensions, plan
+ * headers, Authorization and caller address as one still waiting for its answer does not send a second
+ * request; it waits for that one's answer. The entry goes when the answer arrives (nothing is kept
+ * after), and each caller parses the answer's bytes itself, since @apollo/gateway merges subgraph
+ * results into its response in place. The upstream request carries the first caller's trace id and
+ * traceparent; every caller's own response keeps its own trace id. Mutations, and every fetch of an
+ * operation that is a mutation, are never shared. The address is in the key because a subgraph that
+ * counts anonymous callers by it (its rate limit) may answer two addresses differently.
+ *
  * Failures, so that the rest of the plan still answers:
  * - unreachable, no whole answer within the timeout, a 5xx, or a 2xx that is not a JSON object:
  *   SERVICE_UNAVAILABLE naming the subgraph, never its address, the socket error or the body;
@@ -107,13 +119,18 @@ type RelayedBody = {
  */
 class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
   private readonly target: SubgraphTarget;
+  /** Requests still waiting for their answer, by what makes two of them the same; undefined: no sharing. */
+  private readonly inFlight: Map<string, Promise<SubgraphAnswer>> | undefined;
 
   constructor(
     private readonly subgraph: string,
     url: string,
     private readonly timeoutMs: number,
     agents: { http: http.Agent; https: https.Agent },
+    private readonly counts: SubgraphRequestCounts,
+    dedupe: boolean,
   ) {
+    this.inFlight = dedupe ? new Map() : undefined;
     const u = new URL(url);
     const secure = u.protocol === 'https:';
     this.target = {
@@ -145,7 +162,7 @@ class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
 
     let answer: SubgraphAnswer;
     try {
-      answer = await post(this.target, headers, body, this.timeoutMs);
+      answer = await this.send(options, headers, body);
     } catch {
       throw this.unavailable();
     }
@@ -157,11 +174,69 @@ class SubgraphDataSource implements GraphQLDataSource<GatewayContext> {
     return parsed as SubgraphResponse;
   }
 
+  /** Posts the request, or joins an identical one in flight (see the class comment). */
+  private send(options: GraphQLDataSourceProcessOptions<GatewayContext>, headers: Record<string, string>, body: string): Promise<SubgraphAnswer> {
+    if (!this.inFlight || !isQueryFetch(options)) {
+      this.counts.sent++;
+      return post(this.target, headers, body, this.timeoutMs);
+    }
+    const { request } = options;
+    const planHeaders = [...(request.http?.headers ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = JSON.stringify([
+      request.query,
+      request.operationName ?? null,
+      canonicalJson(request.variables ?? null),
+      canonicalJson(request.extensions ?? null),
+      planHeaders,
+      headers.authorization ?? null,
+      headers['x-forwarded-for'] ?? null,
+    ]);
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.counts.shared++;
+      return pending;
+    }
+    this.counts.sent++;
+    const sent = post(this.target, headers, body, this.timeoutMs);
+    this.inFlight.set(key, sent);
+    const done = () => {
+      if (this.inFlight?.get(key) === sent) this.inFlight.delete(key);
+    };
+    sent.then(done, done);
+    return sent;
+  }
+
   private unavailable(): GraphQLError {
     return new GraphQLError(`The ${this.subgraph} service is unavailable; try again shortly`, {
       extensions: { code: 'SERVICE_UNAVAILABLE', details: [{ field: this.subgraph, message: 'no usable answer from the subgraph' }] },
     });
   }
+}
+
+/**
+ * A fetch that may share a request: part of an incoming operation that is a query, and itself a
+ * query (a plan's fetches for a mutation start with the mutation and read what it wrote after it).
+ */
+const QUERY_TEXT = /^\s*(query\b|\{)/;
+
+function isQueryFetch(options: GraphQLDataSourceProcessOptions<GatewayContext>): boolean {
+  // Only an incoming operation's options carry its request context (not a health check's).
+  if (!('incomingRequestContext' in options) || options.incomingRequestContext.operation?.operation !== 'query') return false;
+  const definitions = options.document?.definitions;
+  if (definitions) return definitions.every((d: DefinitionNode) => d.kind !== Kind.OPERATION_DEFINITION || d.operation === 'query');
+  // The plan's fetch carries its parsed operation only when the planner is asked to: its text then
+  // (the planner writes `query Name...`, `mutation ...` or a bare selection set).
+  return QUERY_TEXT.test(options.request.query ?? '');
+}
+
+/** JSON with every object's keys in order, so the same values written in another order are the same text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
 }
 
 function parseJson(text: string): unknown {
@@ -299,6 +374,14 @@ function supergraphFile(file: string, served: ServedSupergraph): SupergraphSdlHo
   };
 }
 
+/** The gateway's subgraph requests since it started, over all subgraphs. */
+export interface SubgraphRequestCounts {
+  /** Requests sent to a subgraph. */
+  sent: number;
+  /** Fetches answered by an identical request already in flight instead of one of their own. */
+  shared: number;
+}
+
 export function createGateway(options: {
   /** The supergraph's SDL, or a hook that supplies it and its updates (supergraphFile). */
   supergraphSdl: string | SupergraphSdlHook;
@@ -307,7 +390,12 @@ export function createGateway(options: {
   subgraphTimeoutMs: number;
   /** Answer a request carrying `Apollo-Query-Plan-Experimental` with its query plan (a debugging aid). */
   exposeQueryPlans: boolean;
+  /** Identical query fetches in flight share one subgraph request (GATEWAY_DEDUPE; default true). */
+  dedupe?: boolean;
+  /** Counted into when given (the origin's root document shows it). */
+  counts?: SubgraphRequestCounts;
 }): ApolloGateway {
+  const counts = options.counts ?? { sent: 0, shared: 0 };
   const urls: Partial<Record<string, string>> = options.subgraphUrls;
   // @apollo/gateway reports anonymous usage data to Apollo, probing cloud-metadata addresses first,
   // unless APOLLO_TELEMETRY_DISABLED is set (its only switch): the gateway sends nothing to a place its
@@ -322,7 +410,7 @@ export function createGateway(options: {
     buildService: ({ name, url }) => {
       const target = urls[name] ?? url;
       if (!target) throw new Error(`No URL for the ${name} subgraph`);
-      return new SubgraphDataSource(name, target, options.subgraphTimeoutMs, agents);
+      return new SubgraphDataSource(name, target, options.subgraphTimeoutMs, agents, counts, options.dedupe ?? true);
     },
   });
 }
@@ -342,11 +430,14 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string,
   // TRUSTED_DOCUMENTS: only the manifest's operations run. Read first, so a bad manifest stops the start
   // before anything else is built.
   const trusted = config.gateway.trustedDocumentsPaths ? trustedDocumentsMount(config.gateway.trustedDocumentsPaths) : {};
+  const counts: SubgraphRequestCounts = { sent: 0, shared: 0 };
   const gateway = createGateway({
     supergraphSdl: supergraphSdl ?? supergraphFile(config.gateway.supergraphPath ?? SUPERGRAPH_FILE, served),
     subgraphUrls: config.gateway.subgraphUrls,
     subgraphTimeoutMs: config.gateway.subgraphTimeoutMs,
     exposeQueryPlans: config.env !== 'production',
+    dedupe: config.gateway.dedupe,
+    counts,
   });
   const app = await createOrigin<GatewayContext>({
     name: 'tradegraph-gateway',
@@ -357,7 +448,8 @@ export async function buildGatewayOrigin(config: Config, supergraphSdl?: string,
     maxJsonDepth: config.maxJsonDepth,
     dbHealthTimeoutMs: config.dbHealthTimeoutMs,
     health: { failWhenDbDown: false, body: () => ({ version: VERSION }) },
-    root: () => ({ subgraphs: served.subgraphs }),
+    // thread: "own" when the origin runs in a worker thread of its own (npm start's default), else "main".
+    root: () => ({ subgraphs: served.subgraphs, thread: isMainThread ? 'main' : 'own', subgraph_requests: { ...counts } }),
     // The gateway does not verify tokens: it counts callers by address (the subgraphs count partners).
     rateLimit: originRateLimit(config, 'gateway', async (request) => addressKey(request.ip)),
     trustProxy: config.trustProxy,

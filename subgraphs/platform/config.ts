@@ -141,6 +141,10 @@ export interface Config {
     trustedDocumentsPaths: readonly string[] | undefined;
     /** Serve the web console at GET /console (CONSOLE; default on, off in production). */
     console: boolean;
+    /** npm start runs the gateway origin in a worker thread of its own (GATEWAY_THREAD; default on). */
+    thread: boolean;
+    /** Identical query fetches in flight share one subgraph request (GATEWAY_DEDUPE; default on). */
+    dedupe: boolean;
   };
 }
 
@@ -378,6 +382,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       supergraphPath: opt('SUPERGRAPH_PATH') === undefined ? undefined : path.resolve(str('SUPERGRAPH_PATH', '')),
       trustedDocumentsPaths: trustedDocumentsPaths(list('TRUSTED_DOCUMENTS', []), opt('TRUSTED_DOCUMENTS'), problems),
       console: bool('CONSOLE', !production),
+      thread: bool('GATEWAY_THREAD', true),
+      dedupe: bool('GATEWAY_DEDUPE', true),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);
