@@ -68,6 +68,16 @@ function nanArray(n: number): Float64Array {
   return new Float64Array(n).fill(NaN);
 }
 
+/**
+ * An output of length n whose first `lookback` entries are NaN; the kernel writes every entry after them,
+ * so only the warm-up is filled here (a whole-array fill would be one more pass over the output).
+ */
+function output(n: number, lookback: number): Float64Array {
+  const out = new Float64Array(n);
+  out.fill(NaN, 0, lookback < n ? lookback : n);
+  return out;
+}
+
 function isPeriod(period: number): boolean {
   return Number.isInteger(period) && period >= 1;
 }
@@ -81,17 +91,23 @@ function assertSameLength(high: Float64Array, low: Float64Array, close: Float64A
 /** Simple moving average (TA-Lib SMA): mean of the last `period` values; first value at `period - 1`. */
 export function sma(values: Float64Array, period: number): Float64Array {
   const n = values.length;
-  const out = nanArray(n);
-  if (!isPeriod(period) || n < period) return out;
+  if (!isPeriod(period) || n < period) return nanArray(n);
+  const out = output(n, period - 1);
+  smaInto(values, period, out);
+  return out;
+}
+
+/** Writes the SMA of `values` to out[period - 1 ..] (needs values.length >= period). */
+function smaInto(values: Float64Array, period: number, out: Float64Array): void {
+  const n = values.length;
   // Running sum in TA-Lib's order: add the newest value, divide, then drop the oldest.
   let sum = 0;
   for (let i = 0; i < period - 1; i++) sum += values[i];
   for (let i = period - 1, trailing = 0; i < n; i++, trailing++) {
-    sum += values[i];
-    out[i] = sum / period;
-    sum -= values[trailing];
+    const total = sum + values[i];
+    out[i] = total / period;
+    sum = total - values[trailing];
   }
-  return out;
 }
 
 /**
@@ -108,9 +124,9 @@ export function ema(values: Float64Array, period: number): Float64Array {
  */
 function emaFrom(values: Float64Array, period: number, start: number): Float64Array {
   const n = values.length;
-  const out = nanArray(n);
   const seedEnd = start + period - 1;
-  if (!isPeriod(period) || !Number.isInteger(start) || start < 0 || seedEnd >= n) return out;
+  if (!isPeriod(period) || !Number.isInteger(start) || start < 0 || seedEnd >= n) return nanArray(n);
+  const out = output(n, seedEnd);
   const k = 2 / (period + 1);
   let sum = 0;
   for (let i = start; i <= seedEnd; i++) sum += values[i];
@@ -128,8 +144,8 @@ export { emaFrom as emaSeededAt };
 /** Relative strength index (TA-Lib RSI, Wilder smoothing); first value at index `period`. */
 export function rsi(close: Float64Array, period = 14): Float64Array {
   const n = close.length;
-  const out = nanArray(n);
-  if (!isPeriod(period) || n <= period) return out;
+  if (!isPeriod(period) || n <= period) return nanArray(n);
+  const out = output(n, period);
   let gain = 0;
   let loss = 0;
   for (let i = 1; i <= period; i++) {
@@ -140,18 +156,23 @@ export function rsi(close: Float64Array, period = 14): Float64Array {
   gain /= period;
   loss /= period;
   let total = gain + loss;
-  out[period] = total > -TA_EPSILON && total < TA_EPSILON ? 0 : 100 * (gain / total);
+  out[period] = abs(total) < TA_EPSILON ? 0 : 100 * (gain / total);
   const keep = period - 1;
+  let previous = close[period];
   for (let i = period + 1; i < n; i++) {
-    const change = close[i] - close[i - 1];
-    gain *= keep;
-    loss *= keep;
-    if (change < 0) loss -= change;
-    else gain += change;
-    gain /= period;
-    loss /= period;
+    const x = close[i];
+    const change = x - previous;
+    previous = x;
+    // TA-Lib adds a rise to the gain or subtracts a fall from the loss. Without the branch (which
+    // mispredicts on every other bar of a real series): (change + |change|) / 2 is the rise or +0, and
+    // (|change| - change) / 2 the fall or +0, both exact (a doubling and a halving), and adding +0
+    // leaves a sum unchanged, so the averages are the same doubles. (A NaN change makes both averages
+    // NaN instead of one; the RSI is NaN from there on either way.)
+    const size = abs(change);
+    gain = (gain * keep + (change + size) * 0.5) / period;
+    loss = (loss * keep + (size - change) * 0.5) / period;
     total = gain + loss;
-    out[i] = total > -TA_EPSILON && total < TA_EPSILON ? 0 : 100 * (gain / total);
+    out[i] = abs(total) < TA_EPSILON ? 0 : 100 * (gain / total);
   }
   return out;
 }
@@ -160,7 +181,7 @@ export function rsi(close: Float64Array, period = 14): Float64Array {
 export function trueRange(high: Float64Array, low: Float64Array, close: Float64Array): Float64Array {
   assertSameLength(high, low, close);
   const n = close.length;
-  const out = nanArray(n);
+  const out = output(n, 1);
   for (let i = 1; i < n; i++) out[i] = trueRangeAt(high, low, close, i);
   return out;
 }
@@ -182,8 +203,8 @@ function trueRangeAt(high: Float64Array, low: Float64Array, close: Float64Array,
 export function atr(high: Float64Array, low: Float64Array, close: Float64Array, period = 14): Float64Array {
   assertSameLength(high, low, close);
   const n = close.length;
-  const out = nanArray(n);
-  if (!isPeriod(period) || n <= period) return out;
+  if (!isPeriod(period) || n <= period) return nanArray(n);
+  const out = output(n, period);
   let sum = 0;
   for (let i = 1; i <= period; i++) sum += trueRangeAt(high, low, close, i);
   let prev = sum / period;
@@ -267,8 +288,8 @@ function rollingDeviation(
 /** Standard deviation (TA-Lib STDDEV, population) of the last `period` values, times `deviations`. */
 export function stddev(values: Float64Array, period: number, deviations = 1): Float64Array {
   const n = values.length;
-  const out = nanArray(n);
-  if (!isPeriod(period) || n < period) return out;
+  if (!isPeriod(period) || n < period) return nanArray(n);
+  const out = output(n, period - 1);
   rollingDeviation(values, 0, period, period, deviations, TA_EPSILON, out);
   return out;
 }
@@ -284,14 +305,16 @@ export interface BollingerBands {
 /** Bollinger Bands (TA-Lib BBANDS, SMA middle band, same deviations up and down) plus bandwidth. */
 export function bollinger(close: Float64Array, period = 20, deviations = 2): BollingerBands {
   const n = close.length;
-  const middle = sma(close, period);
-  const upper = nanArray(n);
-  const lower = nanArray(n);
-  const bandwidth = nanArray(n);
-  if (!isPeriod(period) || n < period) return { upper, middle, lower, bandwidth };
+  if (!isPeriod(period) || n < period) return { upper: nanArray(n), middle: nanArray(n), lower: nanArray(n), bandwidth: nanArray(n) };
+  const lookback = period - 1;
+  const middle = output(n, lookback);
+  const upper = output(n, lookback);
+  const lower = output(n, lookback);
+  const bandwidth = output(n, lookback);
+  smaInto(close, period, middle);
   // The deviation goes into `upper` first, then each band is derived from it.
   rollingDeviation(close, 0, period, period, 1, TA_EPSILON, upper);
-  for (let i = period - 1; i < n; i++) {
+  for (let i = lookback; i < n; i++) {
     const width = upper[i] * deviations;
     const m = middle[i];
     const u = m + width;
@@ -312,15 +335,16 @@ export interface Macd {
 /** MACD exactly as TA-Lib computes it (see the file comment for the fast EMA's seeding). */
 export function macd(close: Float64Array, fast = 12, slow = 26, signal = 9): Macd {
   const n = close.length;
-  const line = nanArray(n);
-  const signalLine = nanArray(n);
-  const histogram = nanArray(n);
-  const result = { macd: line, signal: signalLine, histogram };
-  if (!isPeriod(fast) || !isPeriod(slow) || !isPeriod(signal)) return result;
+  const none = (): Macd => ({ macd: nanArray(n), signal: nanArray(n), histogram: nanArray(n) });
+  if (!isPeriod(fast) || !isPeriod(slow) || !isPeriod(signal)) return none();
   if (slow < fast) [fast, slow] = [slow, fast];
   const macdStart = slow - 1;
   const firstOut = macdStart + signal - 1;
-  if (n <= firstOut) return result;
+  if (n <= firstOut) return none();
+  const line = output(n, macdStart);
+  const signalLine = output(n, firstOut);
+  const histogram = output(n, firstOut);
+  const result = { macd: line, signal: signalLine, histogram };
 
   const kSlow = 2 / (slow + 1);
   const kFast = 2 / (fast + 1);
@@ -362,8 +386,8 @@ export function macd(close: Float64Array, fast = 12, slow = 26, signal = 9): Mac
  */
 export function historicalVolatility(close: Float64Array, period: number, periodsPerYear = 252): Float64Array {
   const n = close.length;
-  const out = nanArray(n);
-  if (!isPeriod(period) || period < 2 || n <= period) return out;
+  if (!isPeriod(period) || period < 2 || n <= period) return nanArray(n);
+  const out = output(n, period);
   const returns = new Float64Array(n);
   returns[0] = NaN;
   for (let i = 1; i < n; i++) returns[i] = log(close[i] / close[i - 1]);
