@@ -1,6 +1,8 @@
 /**
  * `npm start [-- origin ...]`: starts the analysis (8081), allocation (8082), search (8083) and gateway
- * (4000) origins, or only the ones named, on the configured store; Ctrl-C stops them cleanly.
+ * (4000) origins, or only the ones named, on the configured store; Ctrl-C stops them cleanly. The
+ * subgraphs run on the main thread, which owns the store; the gateway runs in a worker thread of its
+ * own (GATEWAY_THREAD=false: on the main thread too), so the two use two cores.
  */
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../subgraphs/platform/config.js';
@@ -8,6 +10,7 @@ import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
 import { startPlatform, type RunningPlatform } from './platform.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 import { signsDevIdTokens } from '../subgraphs/platform/dev-secret.js';
+import { startGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -33,6 +36,7 @@ async function main(): Promise<void> {
   // Signals are handled from the first moment: a Ctrl-C during start-up stops as soon as the step
   // under way ends (the demo load is one transaction), a second one forces the exit.
   let platform: RunningPlatform | undefined;
+  let gateway: GatewayThread | undefined;
   let stopping = false;
   const startUp = new AbortController();
   const stop = (signal: string) => {
@@ -43,7 +47,7 @@ async function main(): Promise<void> {
     stopping = true;
     startUp.abort();
     console.log(`\n${signal}: ${platform ? 'draining requests and closing the store' : 'stopping after the current start-up step'}...`);
-    if (platform) shutDown(platform);
+    if (platform) shutDown(platform, gateway);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -55,13 +59,31 @@ async function main(): Promise<void> {
     'snapshots',
   );
   const demoBar = lazyBar(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`, 'demo market', 'symbols');
-  platform = await startPlatform(config, origins, {
+  // The gateway in its own thread starts once the subgraphs listen (it is given where they do).
+  const gatewayThread = origins.includes('gateway') && config.gateway.thread;
+  platform = await startPlatform(config, gatewayThread ? origins.filter((o) => o !== 'gateway') : origins, {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
     onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
     onDemoProgress: demoBar,
   });
   if (stopping) return shutDown(platform);
+  const urls = { ...platform.urls };
+  if (gatewayThread) {
+    const running = platform;
+    try {
+      gateway = await startGatewayThread(withLocalSubgraphs(config, platform.urls), (reason) => {
+        console.error(`tradegraph: the gateway thread stopped unexpectedly: ${reason}`);
+        console.error('Stopping the other origins (a platform without its gateway is not left running).');
+        shutDown(running, undefined, 1);
+      });
+    } catch (err) {
+      await running.close().catch(() => undefined);
+      throw err;
+    }
+    urls.gateway = gateway.url;
+    if (stopping) return shutDown(platform, gateway);
+  }
   if (platform.demo) {
     console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
   }
@@ -74,11 +96,12 @@ async function main(): Promise<void> {
   if (platform.evidence && platform.evidence.tables + platform.evidence.odds > 0) {
     console.log(`Evidence measured: ${platform.evidence.tables} monthly evidence tables, ${platform.evidence.odds} Kelly odds tables in ${(platform.evidence.ms / 1000).toFixed(1)} s`);
   }
-  for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${platform.urls[origin]}  (GraphQL: ${platform.urls[origin]}/graphql)`);
+  for (const origin of origins) console.log(`  ${origin.padEnd(10)} ${urls[origin]}  (GraphQL: ${urls[origin]}/graphql)`);
   if (origins.includes('analysis')) console.log(`  demo symbol ${config.demo.symbol}`);
   if (origins.includes('gateway')) console.log(`  supergraph ${config.gateway.supergraphPath ?? 'schema/supergraph.graphql'} (reloaded when it changes)`);
+  if (gateway) console.log(`  gateway runs in its own thread (GATEWAY_THREAD=false: on the main thread)`);
   if (origins.includes('gateway') && config.gateway.console) {
-    console.log(`  web console ${platform.urls.gateway}/console${signsDevIdTokens(config) ? ' ("Sign in as the demo partner" mints a development token)' : ''}`);
+    console.log(`  web console ${urls.gateway}/console${signsDevIdTokens(config) ? ' ("Sign in as the demo partner" mints a development token)' : ''}`);
   }
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
 }
@@ -97,11 +120,15 @@ function lazyBar(announce: string, label: string, unit: string): (done: number, 
   };
 }
 
-function shutDown(platform: RunningPlatform): void {
-  platform.close().then(
+/** Gateway first (it calls the subgraphs), then the subgraphs, then the store; exits with `code` once done. */
+function shutDown(platform: RunningPlatform, gateway?: GatewayThread, code = 0): void {
+  (async () => {
+    await gateway?.close();
+    await platform.close();
+  })().then(
     () => {
-      console.log('Stopped cleanly.');
-      process.exit(0);
+      if (code === 0) console.log('Stopped cleanly.');
+      process.exit(code);
     },
     (err: unknown) => {
       console.error('Error while stopping:', err);

@@ -3,7 +3,8 @@
  * come up on the embedded store with the demo market, Ctrl-C stops them cleanly, and a restart on
  * the same data directory keeps everything (no second demo load). One origin can start alone. The
  * first start also creates the demo book, on which cash hunt has ideas right away, and the gateway
- * serves the web console's page and bundle.
+ * serves the web console's page and bundle. The gateway runs in a worker thread of its own unless
+ * GATEWAY_THREAD=false, and a gateway that cannot start stops the whole start.
  * `npm test` builds dist/ first (schema:check). The children come from test/helpers/child.ts: each in
  * its own process group, killed with it however a test ends, every wait scaled to the machine.
  */
@@ -40,6 +41,9 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
   expect(demo.status).toBe(200);
   expect(demo.body.result.stage).toMatch(/^STAGE [1-4]$/);
   for (const url of Object.values(first.urls)) expect((await request(`${url}/health`)).status).toBe(200);
+  // The gateway answers from a thread of its own, not the subgraphs' (main) thread.
+  expect(first.output()).toContain('gateway runs in its own thread');
+  expect((await request(`${first.urls.gateway}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-gateway', thread: 'own' }));
   const viaGateway = await request(`${first.urls.gateway}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -77,7 +81,10 @@ it('starts every origin with demo data, stops cleanly on Ctrl-C, and keeps the d
 
 it('the first start also creates the demo book for partner-1, and cash hunt has ideas for it out of the box', async () => {
   // The data directory of the first test: the demo book was created by that start; this restart keeps it.
-  const running = await start();
+  // GATEWAY_THREAD=false: the gateway on the main thread, beside the subgraphs, as a one-thread start.
+  const running = await start([], { ...env, GATEWAY_THREAD: 'false' });
+  expect(running.output()).not.toContain('gateway runs in its own thread');
+  expect((await request(`${running.urls.gateway}/`)).body).toEqual(expect.objectContaining({ name: 'tradegraph-gateway', thread: 'main' }));
   const cli = path.join(path.dirname(START_JS), 'tradegraph.js');
   const token = async (audience: string) => {
     const minted = await runToExit(process.execPath, [cli, 'token', '--sub', 'partner-1', '--audience', audience], { env });
@@ -121,6 +128,14 @@ it('refuses bad configuration with the variable named, exit code 1', async () =>
   const { code, stderr } = await runStartToExit([], { ...env, ANALYSIS_PORT: 'http' });
   expect(code).toBe(1);
   expect(stderr).toContain('ANALYSIS_PORT must be an integer');
+});
+
+it('a gateway thread that cannot start ends the start with its reason, exit code 1', async () => {
+  const bad = path.join(dataDir, 'not-a-supergraph.graphql');
+  fs.writeFileSync(bad, 'type Query { nothing: String }');
+  const { code, stderr } = await runStartToExit(['gateway'], { ...env, SUPERGRAPH_PATH: bad });
+  expect(code).toBe(1);
+  expect(stderr).toMatch(/^Failed to start: .*supergraph/im);
 });
 
 it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded market', async () => {

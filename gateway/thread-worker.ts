@@ -1,0 +1,33 @@
+/**
+ * The gateway thread's entry (thread.ts starts it): builds the gateway origin from the configuration
+ * it was given, listens, posts its URL, and on `close` drains and closes the origin, then says so.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { Config } from '../subgraphs/platform/config.js';
+import { buildGatewayOrigin } from './gateway.js';
+import type { FromGatewayThread, ToGatewayThread } from './thread.js';
+
+if (!parentPort) throw new Error('thread-worker.ts runs as the gateway thread (gateway/thread.ts starts it)');
+const port: MessagePort = parentPort;
+const say = (message: FromGatewayThread) => port.postMessage(message);
+
+async function run(config: Config): Promise<void> {
+  const app = await buildGatewayOrigin(config);
+  const url = await app.listen({ host: config.host, port: config.ports.gateway });
+  port.on('message', (message: ToGatewayThread) => {
+    if (message.type !== 'close') return;
+    app.close().then(
+      () => say({ type: 'closed' }),
+      (err: unknown) => {
+        say({ type: 'failed', message: `closing the gateway: ${err instanceof Error ? err.message : String(err)}` });
+        process.exit(1);
+      },
+    );
+  });
+  say({ type: 'listening', url });
+}
+
+run((workerData as { config: Config }).config).catch((err: unknown) => {
+  say({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
+  process.exit(1);
+});

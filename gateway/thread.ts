@@ -1,0 +1,75 @@
+/**
+ * The gateway origin in a worker thread of its own (npm start's default, GATEWAY_THREAD): the gateway
+ * plans, calls the subgraphs and merges their answers on one core while the subgraphs execute GraphQL
+ * and read the store on the main thread's. The worker (thread-worker.ts) builds the same origin as
+ * buildGatewayOrigin in-process, from the configuration it is given, listens, and says where.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Config, Subgraph } from '../subgraphs/platform/config.js';
+
+/** What the worker says to the thread that started it. */
+export type FromGatewayThread = { type: 'listening'; url: string } | { type: 'failed'; message: string } | { type: 'closed' };
+/** What the starting thread says to the worker. */
+export type ToGatewayThread = { type: 'close' };
+
+export interface GatewayThread {
+  url: string;
+  threadId: number;
+  /** Stops accepting requests, drains in-flight ones, then ends the thread. */
+  close(): Promise<void>;
+}
+
+/**
+ * The configuration a gateway gets when subgraphs of the same `npm start` run beside it: each of those
+ * is reached where it actually listens (ports may be 0 or differ from the supergraph's URLs), the
+ * others where SUBGRAPH_<NAME>_URL or the supergraph says.
+ */
+export function withLocalSubgraphs(config: Config, urls: Partial<Record<Subgraph, string>>): Config {
+  const local = Object.fromEntries(Object.entries(urls).map(([s, url]) => [s, `${url}/graphql`]));
+  return { ...config, gateway: { ...config.gateway, subgraphUrls: { ...config.gateway.subgraphUrls, ...local } } };
+}
+
+/**
+ * Starts the gateway origin in a worker thread and resolves once it listens. `onUnexpectedExit` is
+ * called if the thread ends later without close() (an error nothing caught, say), with the reason.
+ * A start that fails (a bad supergraph or manifest, a port in use) rejects with the worker's message.
+ */
+export function startGatewayThread(config: Config, onUnexpectedExit: (reason: string) => void): Promise<GatewayThread> {
+  const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: { config } });
+  let closing = false;
+  let listening = false;
+  let closed: () => void = () => {};
+  const whenClosed = new Promise<void>((resolve) => (closed = resolve));
+  return new Promise<GatewayThread>((resolve, reject) => {
+    let failure: string | undefined;
+    worker.on('message', (message: FromGatewayThread) => {
+      if (message.type === 'listening') {
+        listening = true;
+        resolve({
+          url: message.url,
+          threadId: worker.threadId,
+          close: async () => {
+            if (closing) return whenClosed;
+            closing = true;
+            worker.postMessage({ type: 'close' } satisfies ToGatewayThread);
+            await whenClosed;
+          },
+        });
+      } else if (message.type === 'failed') {
+        failure = message.message;
+      } else if (message.type === 'closed') {
+        // The origin has drained; what the thread still holds open (idle keep-alive sockets) goes with it.
+        void worker.terminate();
+      }
+    });
+    worker.on('error', (err) => {
+      failure ??= err.stack ?? err.message;
+    });
+    worker.on('exit', (code) => {
+      closed();
+      const reason = failure ?? `the gateway thread exited with code ${code}`;
+      if (!listening) reject(new Error(reason));
+      else if (!closing) onUnexpectedExit(reason);
+    });
+  });
+}
