@@ -38,7 +38,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
-import { JSON_TYPE, toHttpError } from '../subgraphs/platform/http.js';
+import type { IncomingMessage } from 'node:http';
+import { JSON_TYPE, toHttpError, type FastLaneAnswer } from '../subgraphs/platform/http.js';
+import { callerKeyOf } from '../subgraphs/platform/rate-limit.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService, TaggedText } from '../subgraphs/analysis/service.js';
 import { ANALYSIS_READ_PARAMS, DEMO_PARAMS, EVIDENCE_PARAMS, ROUTE_QUERY_SCHEMAS, SYMBOL_PATH_SCHEMA } from '../subgraphs/analysis/params.js';
@@ -59,9 +61,28 @@ export interface AnalysisRoutesOptions {
 /** Query values as the shell parses them: a string, an array when repeated. */
 type Query = Record<string, string | string[] | undefined>;
 
-/** The 200 envelope around a result that is already JSON text. */
-function successEnvelope(resultJson: string, timestamp: string = new Date().toISOString()): string {
-  return `{"success":true,"timestamp":"${timestamp}","result":${resultJson},"error":null}`;
+/** The 200 envelope's bytes before its timestamp. */
+const ENVELOPE_HEAD = Buffer.from('{"success":true,"timestamp":"', 'latin1');
+/** Per result: the envelope's bytes after the timestamp, made once (a cached result is the same object on every read). */
+const envelopeTails = new WeakMap<TaggedText, Buffer>();
+
+/**
+ * The 200 envelope around a result that is already JSON text, as bytes:
+ * `{"success":true,"timestamp":"<timestamp>","result":<text>,"error":null}`. Only the timestamp is
+ * written per response; the rest was encoded once per result (both the fast lane and the Fastify
+ * route send these bytes).
+ */
+export function successEnvelope(result: TaggedText, timestamp: string = new Date().toISOString()): Buffer {
+  let tail = envelopeTails.get(result);
+  if (tail === undefined) {
+    tail = Buffer.from(`","result":${result.text},"error":null}`, 'utf8');
+    envelopeTails.set(result, tail);
+  }
+  const out = Buffer.allocUnsafe(ENVELOPE_HEAD.length + timestamp.length + tail.length);
+  ENVELOPE_HEAD.copy(out, 0);
+  out.write(timestamp, ENVELOPE_HEAD.length, 'latin1');
+  tail.copy(out, ENVELOPE_HEAD.length + timestamp.length);
+  return out;
 }
 
 /** Cache-Control of the partner reads (latest, dated, evidence) and of the demo read; see the file comment. */
@@ -120,7 +141,22 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     void reply.header('etag', result.etag).header('cache-control', cacheControl);
     const condition = request.headers['if-none-match'];
     if (ifNoneMatchMatches(condition, result.etag)) return reply.code(304).send();
-    return reply.type(JSON_TYPE).send(successEnvelope(result.text));
+    return reply.type(JSON_TYPE).send(successEnvelope(result));
+  };
+
+  /** The fast lane's answer for a result held in memory: the same headers and bytes as send(). */
+  const laneAnswer = (raw: IncomingMessage, result: TaggedText, cacheControl: string, caller: string): FastLaneAnswer => {
+    const notModified = ifNoneMatchMatches(raw.headers['if-none-match'], result.etag);
+    return {
+      status: notModified ? 304 : 200,
+      caller,
+      expensive: false,
+      headers: [
+        ['etag', result.etag],
+        ['cache-control', cacheControl],
+      ],
+      body: notModified ? null : successEnvelope(result),
+    };
   };
 
   app.get<{ Params: { symbol: string }; Querystring: Query }>(
@@ -182,4 +218,26 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     },
     async (request, reply) => send(request, reply, await analysis.demoResult(request.params.symbol), DEMO_CACHE_CONTROL),
   );
+
+  // The fast lane (platform/http.ts FastLane): a latest read whose result the service holds in memory,
+  // asked for by its symbol's normal form with no query (a partner) or any query (the demo route ignores
+  // it), is answered before Fastify; anything else takes the routes above. The authenticator reads
+  // only the request's headers (and remembers verified tokens), so Node's request is handed to it.
+  const headersOf = (raw: IncomingMessage) => raw as unknown as FastifyRequest;
+  app.fastLane.add('GET', routePrefix(ANALYSIS_RESULT_PATH), async ({ raw, rest, query, ip }) => {
+    if (query !== '' || raw.headers.authorization === undefined || ip === '') return null;
+    const principal = await authenticate(headersOf(raw));
+    const result = analysis.cachedPartnerResult(principal, rest);
+    return result === undefined ? null : laneAnswer(raw, result, PARTNER_CACHE_CONTROL, callerKeyOf(principal, ip));
+  });
+  app.fastLane.add('GET', routePrefix(ANALYSIS_DEMO_PATH), ({ raw, rest, ip }) => {
+    if (raw.headers.authorization !== undefined || ip === '') return null;
+    const result = analysis.cachedDemoResult(rest);
+    return result === undefined ? null : laneAnswer(raw, result, DEMO_CACHE_CONTROL, callerKeyOf(null, ip));
+  });
+}
+
+/** `/a/b/:symbol` -> `/a/b/`: the fast lane's prefix of a route with one trailing parameter. */
+function routePrefix(path: string): string {
+  return path.slice(0, path.lastIndexOf('/') + 1);
 }

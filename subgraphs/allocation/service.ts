@@ -65,6 +65,12 @@ export const DEMO_OPTIMIZE_BODY = Object.freeze({
   }),
 });
 
+/**
+ * The demo body as published (GET /api/v1/demo/optimize-body sends this text), as bytes: a request
+ * whose body is exactly these bytes is the demo body without parsing it (the REST fast lane).
+ */
+export const DEMO_OPTIMIZE_BODY_BYTES: Buffer = Buffer.from(JSON.stringify(DEMO_OPTIMIZE_BODY), 'utf8');
+
 const ALLOCATION_LIMITS: AllocationLimitsInfo = Object.freeze({
   min_total_capital: MIN_TOTAL_CAPITAL,
   default_risk_settings: DEFAULT_RISK_SETTINGS,
@@ -288,6 +294,14 @@ export class AllocationService {
       );
     }
     return this.demoAnswerFor(valid, options);
+  }
+
+  /**
+   * An anonymous optimize of the demo body exactly as published: what optimizeBody() answers an
+   * anonymous caller sending DEMO_OPTIMIZE_BODY_BYTES, without a body to read (the REST fast lane).
+   */
+  async publishedDemo(options: OptimizeOptions): Promise<OptimizeOutcome> {
+    return this.demoAnswerFor(DEMO_OPTIMIZE_BODY as RequestBody, options);
   }
 
   /** The demo answer for a body that is the demo body (validated, or exactly the published one). */

@@ -252,6 +252,24 @@ export class AnalysisService {
     return publicTagged(entry);
   }
 
+  /**
+   * The partner read of a symbol's latest snapshot when it can be answered at once from memory: the
+   * cached entry, still fresh, of a symbol given in its normal form; undefined otherwise (not cached,
+   * expired, none stored, not a partner: partnerResult() answers those). For the REST fast lane.
+   */
+  cachedPartnerResult(principal: Principal, symbol: string): TaggedText | undefined {
+    if (!isPartner(principal)) return undefined;
+    const entry = this.latest.peek(symbol);
+    return entry ? fullTagged(entry) : undefined;
+  }
+
+  /** demoResult() when it can be answered at once from memory (see cachedPartnerResult); undefined otherwise. */
+  cachedDemoResult(symbol: string): TaggedText | undefined {
+    if (symbol !== this.demoSymbol) return undefined;
+    const entry = this.latest.peek(symbol);
+    return entry ? publicTagged(entry) : undefined;
+  }
+
   /** GraphQL read: the caller's view of a snapshot (latest, or of `date` for partners), or null when none is stored. */
   async snapshot(principal: Principal, rawSymbol: string, rawDate?: string | null): Promise<SnapshotView | null> {
     const symbol = this.symbol(rawSymbol);
@@ -441,7 +459,8 @@ const fullView = (stored: StoredSnapshot, doc: JsonObject): SnapshotView => view
  * - Bounded: past `maxSymbols` entries the oldest is dropped.
  */
 class LatestSnapshotCache {
-  private readonly entries = new Map<string, { expires: number; value: Promise<LatestEntry | null> }>();
+  /** Per symbol: the read (`settled`: its result, once it is cached). */
+  private readonly entries = new Map<string, { expires: number; value: Promise<LatestEntry | null>; settled: LatestEntry | null }>();
   private readonly inflight = new Map<string, Promise<LatestEntry | null>>();
   private batch = new Map<string, Array<{ resolve(v: LatestEntry | null): void; reject(e: unknown): void }>>();
   private generation = 0;
@@ -467,15 +486,21 @@ class LatestSnapshotCache {
     const value = this.load(symbol);
     this.inflight.set(symbol, value);
     value.then(
-      () => {
+      (settled) => {
         if (this.inflight.get(symbol) === value) this.inflight.delete(symbol);
-        if (this.ttlMs > 0 && generation === this.generation) this.remember(symbol, { expires: startedAt + this.ttlMs, value });
+        if (this.ttlMs > 0 && generation === this.generation) this.remember(symbol, { expires: startedAt + this.ttlMs, value, settled });
       },
       () => {
         if (this.inflight.get(symbol) === value) this.inflight.delete(symbol);
       },
     );
     return value;
+  }
+
+  /** The cached entry of a symbol with a stored snapshot, when fresh; undefined otherwise (nothing is read). */
+  peek(symbol: string): LatestEntry | undefined {
+    const hit = this.entries.get(symbol);
+    return hit && hit.settled !== null && hit.expires > this.now() ? hit.settled : undefined;
   }
 
   invalidate(symbols?: readonly string[]): void {
@@ -491,7 +516,7 @@ class LatestSnapshotCache {
     }
   }
 
-  private remember(symbol: string, entry: { expires: number; value: Promise<LatestEntry | null> }): void {
+  private remember(symbol: string, entry: { expires: number; value: Promise<LatestEntry | null>; settled: LatestEntry | null }): void {
     this.entries.delete(symbol);
     this.entries.set(symbol, entry);
     if (this.entries.size > this.maxSymbols) {

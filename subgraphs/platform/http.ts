@@ -18,7 +18,7 @@ import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type Apol
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import Fastify, { LogController, type ConnectionError, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
@@ -50,6 +50,10 @@ type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
+  }
+  interface FastifyInstance {
+    /** The origin's fast lane: answers a route's cached hits before Fastify (see FastLane). */
+    fastLane: FastLane;
   }
 }
 
@@ -234,7 +238,7 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  * responses carry `connection: close`, and preClose waits until every in-flight response has been
  * handed to the operating system ('finish'), at most DRAIN_TIMEOUT_MS.
  */
-function drainOnClose(app: FastifyInstance): void {
+function drainOnClose(app: FastifyInstance): Drain {
   let closing = false;
   /** Responses not yet handed to the operating system (nor closed). */
   const inFlight = new Set<ServerResponse>();
@@ -245,11 +249,13 @@ function drainOnClose(app: FastifyInstance): void {
     inFlight.delete(this);
     if (awaited?.responses.delete(this) && awaited.responses.size === 0) awaited.done();
   }
-  app.addHook('onRequest', (_request, reply, done) => {
-    const res = reply.raw;
+  const track = (res: ServerResponse): void => {
     res.on('finish', settled);
     res.on('close', settled);
     inFlight.add(res);
+  };
+  app.addHook('onRequest', (_request, reply, done) => {
+    track(reply.raw);
     if (!closing) return done();
     sendError(reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance'));
   });
@@ -270,6 +276,157 @@ function drainOnClose(app: FastifyInstance): void {
     clearTimeout(timer);
     awaited = null;
   });
+  return { track, closing: () => closing };
+}
+
+/** What the fast lane needs of the drain: to count its responses as in flight, and to know when closing began. */
+interface Drain {
+  track(res: ServerResponse): void;
+  closing(): boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fast lane: cached answers before Fastify
+// ---------------------------------------------------------------------------------------------------------
+
+/** A request as a fast-lane route sees it. */
+export interface FastLaneRequest {
+  raw: IncomingMessage;
+  /** The path after the route's prefix (undecoded; the route checks its form). */
+  rest: string;
+  /** The query string without its `?` ('' when none). */
+  query: string;
+  /** The trace id the response carries (x-trace-id), as the shell would give it. */
+  traceId: string;
+  /** The caller's address as the rate limiter keys anonymous callers (the socket's: no forwarding header was sent). */
+  ip: string;
+}
+
+/** A fast-lane route's answer; the shell adds x-trace-id, the budget's RateLimit-* headers, Vary and the body's type and length. */
+export interface FastLaneAnswer {
+  status: 200 | 304;
+  /** The rate-limit caller (`partner:<sub>`, `ip:<address>`: rate-limit.ts callerKeyOf). */
+  caller: string;
+  /** The route is an expensive operation: it spends the expensive budget too. */
+  expensive: boolean;
+  /** The route's own headers, lower-case names. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** JSON bytes (sent with JSON_TYPE), or null (a 304). */
+  body: Buffer | null;
+  /** Called when the shell hands the request to Fastify after all (a budget it cannot settle at once): undo what the route consumed. */
+  restore?: () => void;
+}
+
+/**
+ * A fast-lane route: the answer for a request it can serve from memory exactly as its Fastify route
+ * would, or null (the request then goes to Fastify, untouched: a route that read the body puts it back).
+ * It must not change anything before it answers: the shell may still hand the request to Fastify.
+ */
+export type FastLaneRoute = (request: FastLaneRequest) => FastLaneAnswer | null | Promise<FastLaneAnswer | null>;
+
+/** Counts one request against the caller's budgets at once, or says the full path must (see rate-limit.ts countAtOnce). */
+export type CountAtOnce = (caller: string, expensive: boolean) => ReadonlyArray<readonly [string, string]> | null;
+
+/**
+ * The fast lane answers the hot, cacheable hits of a few routes (a partner's latest analysis read, the
+ * demo read, the demo optimize) straight on Node's request, before Fastify routes it: no hook chain,
+ * no reply object, no per-request serialisation, the bytes prepared once per cached document. Every
+ * other request, and every request the lane is not sure about, goes to Fastify as before, so the
+ * answers are the same as the full path's, header for header (test/http/fast-lane.test.ts compares
+ * them). The shell's own rules are checked here first, and a request any of them would act on is left
+ * to Fastify:
+ *   - only GET and POST to a registered prefix; HEAD and anything else go to Fastify;
+ *   - a server that is closing (the drain answers 503), debug logging (request lines are logged);
+ *   - an X-Forwarded-For header (with a trusted proxy it names the caller the budget counts);
+ *   - an Origin header (CORS), an Accept-Encoding header (compression), a request line or Host the
+ *     shell refuses (requestLineRefusal);
+ *   - a budget that Redis counts, or that this request would exceed (the limiter answers 429).
+ * What the lane does send: the route's headers, x-trace-id (traceIdFrom, as genReqId), the budget's
+ * RateLimit-* headers (the expensive budget's on an expensive route, as its preParsing hook leaves them),
+ * `Vary: Origin` (CORS sends it whatever the Origin), the JSON type and the length. Its responses are
+ * in flight for the drain like any other.
+ */
+export class FastLane {
+  private readonly routes: Array<{ method: 'GET' | 'POST'; prefix: string; exact: boolean; route: FastLaneRoute }> = [];
+  private countAtOnce: CountAtOnce = () => [];
+  /** Responses the lane has sent (the rest went to Fastify). */
+  served = 0;
+
+  constructor(
+    private readonly enabled: boolean,
+    private readonly drain: () => Drain | undefined,
+  ) {}
+
+  /** `path` ending in `/` is a prefix (the rest of the path is the route's parameter); otherwise the exact path. */
+  add(method: 'GET' | 'POST', path: string, route: FastLaneRoute): void {
+    this.routes.push({ method, prefix: path, exact: !path.endsWith('/'), route });
+  }
+
+  /** The rate limiter's at-once count (rate-limit.ts); without a limiter nothing is counted. */
+  setCounter(count: CountAtOnce): void {
+    this.countAtOnce = count;
+  }
+
+  /**
+   * Serves `req` when a lane route can; otherwise (now or after the route looked) hands it to `fallback`
+   * (Fastify's handler). Returns nothing: the request is always answered by one or the other.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, fallback: (req: IncomingMessage, res: ServerResponse) => void): void {
+    const match = this.enabled ? this.match(req) : null;
+    if (!match) return fallback(req, res);
+    const traceId = traceIdFrom(req.headers);
+    let answer: FastLaneAnswer | null | Promise<FastLaneAnswer | null>;
+    try {
+      answer = match.route({ raw: req, rest: match.rest, query: match.query, traceId, ip: req.socket.remoteAddress ?? '' });
+    } catch {
+      return fallback(req, res);
+    }
+    if (answer === null) return fallback(req, res);
+    if (!(answer instanceof Promise)) return this.send(answer, traceId, req, res, fallback);
+    answer.then(
+      (a) => (a === null ? fallback(req, res) : this.send(a, traceId, req, res, fallback)),
+      () => fallback(req, res),
+    );
+  }
+
+  private match(req: IncomingMessage): { route: FastLaneRoute; rest: string; query: string } | null {
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'POST') || this.routes.length === 0) return null;
+    const headers = req.headers;
+    if (headers.origin !== undefined || headers['accept-encoding'] !== undefined || headers['x-forwarded-for'] !== undefined || requestLineRefusal(req)) return null;
+    if (this.drain()?.closing() !== false) return null;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    for (const r of this.routes) {
+      if (r.method !== method) continue;
+      if (r.exact ? path !== r.prefix : !path.startsWith(r.prefix)) continue;
+      const rest = r.exact ? '' : path.slice(r.prefix.length);
+      if (!r.exact && (rest === '' || rest.includes('/'))) continue;
+      return { route: r.route, rest, query: q < 0 ? '' : url.slice(q + 1) };
+    }
+    return null;
+  }
+
+  private send(answer: FastLaneAnswer, traceId: string, req: IncomingMessage, res: ServerResponse, fallback: (req: IncomingMessage, res: ServerResponse) => void): void {
+    const drain = this.drain();
+    const budget = drain && !drain.closing() && !res.headersSent && !res.destroyed ? this.countAtOnce(answer.caller, answer.expensive) : null;
+    if (!drain || budget === null) {
+      answer.restore?.();
+      return fallback(req, res);
+    }
+    drain.track(res);
+    this.served++;
+    const head: string[] = [];
+    for (const [name, value] of answer.headers) head.push(name, value);
+    for (const [name, value] of budget) head.push(name, value);
+    head.push('vary', 'Origin', 'x-trace-id', traceId);
+    if (answer.body !== null) head.push('content-type', JSON_TYPE, 'content-length', String(answer.body.length));
+    res.writeHead(answer.status, head);
+    res.end(answer.body ?? undefined);
+    // A body the route read in full still has its end to deliver; Node reads the next request after it.
+    if (!req.readableEnded) req.resume();
+  }
 }
 
 /**
@@ -311,7 +468,18 @@ function bodyParsers(app: FastifyInstance, maxDepth: number): void {
 export async function createOrigin<Ctx extends BaseContext>(options: OriginOptions<Ctx>): Promise<FastifyInstance> {
   const timeouts = serverTimeouts(options.timeouts);
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  // The fast lane sits in front of Fastify's handler on the server itself (see FastLane).
+  let drain: Drain | undefined;
+  const lane = new FastLane(options.logLevel !== 'debug' && options.logLevel !== 'trace', () => drain);
   const app = Fastify({
+    serverFactory: (handler, opts) => {
+      // What Fastify does for its own HTTP/1 server (lib/server.js), with the lane in front of its handler.
+      const server = http.createServer(opts.http ?? {}, (req, res) => lane.handle(req, res, handler));
+      server.keepAliveTimeout = timeouts.keepAliveMs;
+      server.requestTimeout = timeouts.requestMs;
+      server.setTimeout(Number(opts.connectionTimeout ?? 0));
+      return server;
+    },
     logger: { level: options.logLevel },
     logController: new LogController({
       disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
@@ -344,6 +512,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
     },
   });
 
+  app.decorate('fastLane', lane);
   app.decorateRequest('traceId', '');
   // Hooks on every request take `done` (no promise per request); one that answers does not call it.
   app.addHook('onRequest', (request, reply, done) => {
@@ -358,7 +527,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   // every later answer, errors included, carries the CORS headers. Compression wraps every route's reply.
   await registerCors(app, options.corsOrigins ?? { kind: 'exact', origins: [] });
   await registerCompression(app);
-  drainOnClose(app);
+  drain = drainOnClose(app);
 
   bodyParsers(app, maxJsonDepth);
 

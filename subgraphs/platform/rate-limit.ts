@@ -78,6 +78,13 @@ export function addressKey(ip: string): string {
   return `ip:${normalizeIP(ip, 64)}`;
 }
 
+/** The rate-limit caller of a principal (null: a refused token) calling from `ip`. */
+export function callerKeyOf(principal: Principal | null, ip: string): string {
+  if (principal?.kind === 'partner') return `${PARTNER_PREFIX}${principal.partnerId}`;
+  if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
+  return addressKey(ip);
+}
+
 /** The rate-limit caller: a verified partner or OIDC subject, else the client address. */
 export const callerKey = (authenticate: Authenticate) => async (request: FastifyRequest): Promise<string> => {
   let principal: Principal | null;
@@ -86,9 +93,7 @@ export const callerKey = (authenticate: Authenticate) => async (request: Fastify
   } catch {
     principal = null;
   }
-  if (principal?.kind === 'partner') return `partner:${principal.partnerId}`;
-  if (principal?.kind === 'oidc') return `oidc:${principal.subject}`;
-  return addressKey(request.ip);
+  return callerKeyOf(principal, request.ip);
 };
 
 /** Paths whose GET and HEAD are never counted (probes and the service document). */
@@ -115,6 +120,12 @@ export interface CounterLog {
 export interface Counters {
   /** Counts one request against `key` in a window of `windowMs`; never fails, never waits long (in memory: at once). */
   count(key: string, windowMs: number): Count | Promise<Count>;
+  /**
+   * Counts one request against each of `budgets` (key and max) at once, in this process's memory, when
+   * every one has room for it; null, counting nothing, when one has not or when Redis counts (the full
+   * path then counts and refuses). For the shell's fast lane, which must not wait.
+   */
+  countAtOnce(budgets: ReadonlyArray<{ key: string; max: number }>, windowMs: number): Count[] | null;
   /** Whether Redis is counting right now (false without REDIS_URL, or while the breaker is open). */
   shared(): boolean;
   close(): void;
@@ -134,6 +145,16 @@ class MemoryCounters {
     }
     window.count += 1;
     return { current: window.count, ttlMs: window.resetAt - now, store: 'memory' };
+  }
+
+  /** See Counters.countAtOnce. */
+  countAtOnce(budgets: ReadonlyArray<{ key: string; max: number }>, windowMs: number): Count[] | null {
+    const now = Date.now();
+    for (const { key, max } of budgets) {
+      const window = this.windows.get(key);
+      if ((window && window.resetAt > now ? window.count : 0) + 1 > max) return null;
+    }
+    return budgets.map(({ key }) => this.count(key, windowMs));
   }
 
   /** Remembers a count Redis returned, so a fallback continues from it instead of from zero. */
@@ -228,6 +249,11 @@ class BreakerCounters implements Counters {
     return !this.open;
   }
 
+  /** Redis counts (or will again): the fast lane leaves every request to the full path. */
+  countAtOnce(): null {
+    return null;
+  }
+
   async count(key: string, windowMs: number): Promise<Count> {
     if (this.open) {
       this.probeAfterCooldown();
@@ -279,6 +305,10 @@ class LocalCounters implements Counters {
 
   count(key: string, windowMs: number): Count {
     return this.memory.count(key, windowMs);
+  }
+
+  countAtOnce(budgets: ReadonlyArray<{ key: string; max: number }>, windowMs: number): Count[] | null {
+    return this.memory.countAtOnce(budgets, windowMs);
   }
 
   shared(): boolean {
@@ -391,6 +421,7 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
   });
   app.addHook('onClose', async () => counters.close());
   const namespace = `tradegraph:${options.namespace}:`;
+  const maxOf = (key: string): number => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max);
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
@@ -398,7 +429,7 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     // A plain number when no partner has a budget of its own (the plugin then asks nothing per request).
     max: Object.keys(options.config.perPartner).length === 0
       ? options.max
-      : (_request, key) => (key.startsWith(PARTNER_PREFIX) ? (options.config.perPartner[key.slice(PARTNER_PREFIX.length)] ?? options.max) : options.max),
+      : (_request, key) => maxOf(key),
     keyGenerator: (request) => options.callerKey(request),
     allowList: (request) => (request.method === 'GET' || request.method === 'HEAD') && UNLIMITED_PATHS.has(request.url.split('?')[0]),
     store: counterStore(counters, namespace),
@@ -429,6 +460,19 @@ export async function registerRateLimit(app: FastifyInstance, options: OriginRat
     );
   });
   spendOnExpensiveRoutes(app);
+
+  // The fast lane's count (platform/http.ts FastLane): the same counters and keys as the limiter's
+  // (its store prefixes the caller with the namespace) and the expensive budget's, the headers of the
+  // budget the full path leaves on the response (an expensive route's preParsing hook sets its own last).
+  app.fastLane.setCounter((caller, expensive) => {
+    const request = { key: `${namespace}${caller}`, max: maxOf(caller) };
+    if (!expensive) {
+      const counted = counters.countAtOnce([request], windowMs);
+      return counted && budgetHeaders(request.max, counted[0]);
+    }
+    const counted = counters.countAtOnce([request, { key: `${expensivePrefix}${caller}`, max: expensiveMax }], windowMs);
+    return counted && budgetHeaders(expensiveMax, counted[1]);
+  });
 }
 
 /**
