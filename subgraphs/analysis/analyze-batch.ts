@@ -8,13 +8,28 @@
  *    for storage. Every symbol of the batch is loaded in pass 1 whichever are requested, so the universe
  *    state, and with it each document, does not depend on which symbols are documented.
  *
- * Prepared series stay in the batch between the passes, so bars cross a thread boundary once.
+ * Prepared series stay in the batch between the passes, so bars cross a thread boundary once, and in a
+ * compact form (PackedSymbol: one Float64Array of the five bar columns and an Int32Array of calendar
+ * positions, transferred, not copied; the dates are rebuilt from the calendar, sent once).
+ *
+ * Between the passes the batch also serves the pipeline's parallel training (`fit`: one walk-forward fold
+ * on samples in shared memory) and the models' records (`record`: one out-of-sample record).
  */
 import type { RegimeDetail } from './engine/document.js';
 import { FEATURE_COUNT, labelledSamples, type SampleSet } from './engine/features.js';
+import type { WalkForwardFit } from './engine/logistic.js';
+import type { BarSeries, SecurityRecord } from './engine/market-types.js';
 import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/prepared.js';
 import { indexOfSorted } from './engine/sorted.js';
-import { signalModelLookup, type SignalModel } from './engine/signal-model.js';
+import {
+  fitSignalFold,
+  recordThrough,
+  signalModelLookup,
+  type OosRecord,
+  type PredictionHistory,
+  type SignalModel,
+  type SignalModelPlan,
+} from './engine/signal-model.js';
 import { buildDocument, serializeDocument, type UniverseState } from './engine/snapshot.js';
 import { TransitionTable, type TransitionTableJson } from './engine/transitions.js';
 import { isWeekComplete } from './engine/weekly.js';
@@ -26,7 +41,87 @@ export const MIN_BARS = 30;
 export interface LoadResult {
   symbols: number;
   transitions: TransitionTableJson;
+  /** The samples of every symbol added, in the order they were added. */
   samples: SampleSet;
+  /** Samples of each symbol added, in order (0 for a symbol with too few bars). */
+  sampleCounts: Int32Array;
+}
+
+/** What every batch shares: the universe calendar and the index close on each of its days. */
+export interface PackedUniverse {
+  calendar: string[];
+  /** Index close per calendar position; NaN where the index has no bar. */
+  indexClose: Float64Array;
+}
+
+/** A symbol's bars in transferable form. */
+export interface PackedSymbol {
+  symbol: string;
+  sector: string | null;
+  dataSource: SecurityRecord['dataSource'];
+  /** Calendar position of each bar. */
+  time: Int32Array;
+  /** open, high, low, close and volume, each `time.length` long, one after the other. */
+  columns: Float64Array;
+}
+
+export function packUniverse(calendar: readonly string[], index: { dates: readonly string[]; close: Float64Array }): PackedUniverse {
+  const indexClose = new Float64Array(calendar.length).fill(NaN);
+  const time = calendarPositions(calendar, index.dates);
+  for (let i = 0; i < time.length; i++) if (time[i] >= 0) indexClose[time[i]] = index.close[i];
+  return { calendar: [...calendar], indexClose };
+}
+
+/** Calendar position of each of `dates` (sorted, like the calendar); -1 for a date the calendar lacks. */
+function calendarPositions(calendar: readonly string[], dates: readonly string[]): Int32Array {
+  const time = new Int32Array(dates.length);
+  let j = 0;
+  for (let i = 0; i < dates.length; i++) {
+    const date = dates[i];
+    while (j < calendar.length && calendar[j] < date) j++;
+    time[i] = calendar[j] === date ? j : -1;
+  }
+  return time;
+}
+
+export function packSymbol(security: Pick<SecurityRecord, 'symbol' | 'sector' | 'dataSource'>, bars: BarSeries, calendar: readonly string[]): PackedSymbol {
+  const n = bars.dates.length;
+  const columns = new Float64Array(5 * n);
+  columns.set(bars.open, 0);
+  columns.set(bars.high, n);
+  columns.set(bars.low, 2 * n);
+  columns.set(bars.close, 3 * n);
+  columns.set(bars.volume, 4 * n);
+  return { symbol: security.symbol, sector: security.sector, dataSource: security.dataSource, time: calendarPositions(calendar, bars.dates), columns };
+}
+
+/** The engine's input of a packed symbol: its bars, and the index aligned to its dates (forward-filled). */
+export function unpackSymbol(p: PackedSymbol, u: PackedUniverse): SymbolInput {
+  const n = p.time.length;
+  const c = p.columns;
+  const dates = new Array<string>(n);
+  const benchmark = new Float64Array(n);
+  let last = NaN;
+  for (let i = 0; i < n; i++) {
+    const t = p.time[i];
+    dates[i] = u.calendar[t];
+    const close = u.indexClose[t];
+    if (close === close) last = close;
+    benchmark[i] = last;
+  }
+  // Before the index's first bar the ratio is undefined; start the line at the first known level.
+  const first = benchmark.findIndex((x) => Number.isFinite(x));
+  if (first > 0) benchmark.fill(benchmark[first], 0, first);
+  const bars: BarSeries = {
+    symbol: p.symbol,
+    dates,
+    open: c.subarray(0, n),
+    high: c.subarray(n, 2 * n),
+    low: c.subarray(2 * n, 3 * n),
+    close: c.subarray(3 * n, 4 * n),
+    volume: c.subarray(4 * n, 5 * n),
+  };
+  return { symbol: p.symbol, sector: p.sector, dataSource: p.dataSource, bars, benchmark: first >= 0 ? benchmark : null, time: p.time };
 }
 
 /** Everything the analyze pass needs besides the batch's own series. */
@@ -49,19 +144,60 @@ export interface SnapshotText {
 
 export class AnalysisBatch {
   private prepared: PreparedSymbol[] = [];
+  private table = new TransitionTable();
+  private parts: SampleSet[] = [];
+  private counts: number[] = [];
+  private universe: PackedUniverse | null = null;
 
-  load(inputs: readonly SymbolInput[]): LoadResult {
-    const table = new TransitionTable();
-    const parts: SampleSet[] = [];
+  /** The calendar and index that packed symbols refer to (before addPacked and record). */
+  setUniverse(u: PackedUniverse): void {
+    this.universe = u;
+  }
+
+  addPacked(symbols: readonly PackedSymbol[]): void {
+    const u = this.universe;
+    if (u === null) throw new Error('the universe is not set');
+    this.add(symbols.map((p) => unpackSymbol(p, u)));
+  }
+
+  /** Prepares symbols, counts their stage transitions and collects their samples (pass 1, in parts). */
+  add(inputs: readonly SymbolInput[]): void {
     for (const input of inputs) {
-      if (input.bars.close.length < MIN_BARS) continue;
+      if (input.bars.close.length < MIN_BARS) {
+        this.counts.push(0);
+        continue;
+      }
       const p = prepareSymbol(input);
       this.prepared.push(p);
       const lastDate = p.input.bars.dates[p.input.bars.dates.length - 1];
-      table.add(p.weekly, p.stages, { lastWeekComplete: isWeekComplete(lastDate, null) });
-      parts.push(labelledSamples(p));
+      this.table.add(p.weekly, p.stages, { lastWeekComplete: isWeekComplete(lastDate, null) });
+      const samples = labelledSamples(p);
+      this.parts.push(samples);
+      this.counts.push(samples.n);
     }
-    return { symbols: this.prepared.length, transitions: table.toJSON(), samples: concatSamples(parts) };
+  }
+
+  /** The load pass's result over every symbol added. */
+  finish(): LoadResult {
+    const samples = concatSamples(this.parts);
+    this.parts = [];
+    return { symbols: this.prepared.length, transitions: this.table.toJSON(), samples, sampleCounts: Int32Array.from(this.counts) };
+  }
+
+  load(inputs: readonly SymbolInput[]): LoadResult {
+    this.add(inputs);
+    return this.finish();
+  }
+
+  /** One walk-forward fold's fit (the samples may live in shared memory). */
+  fit(samples: SampleSet, plan: SignalModelPlan, count: number): WalkForwardFit {
+    return fitSignalFold(samples, plan, count);
+  }
+
+  /** One model's out-of-sample record (the history may live in shared memory). */
+  record(history: PredictionHistory, through: number): OosRecord {
+    if (this.universe === null) throw new Error('the universe is not set');
+    return recordThrough(history, through, this.universe.calendar);
   }
 
   /** Builds the documents, handing them to `emit` in groups of about `chunk`. Returns the count. */
@@ -92,6 +228,50 @@ export class AnalysisBatch {
     if (pending.length > 0) emit(pending);
     return count;
   }
+}
+
+/** The pipeline's messages to a batch (see analyze-worker.ts). */
+export type BatchRequest =
+  | { type: 'universe'; universe: PackedUniverse }
+  | { type: 'add'; symbols: PackedSymbol[] }
+  | { type: 'load' }
+  | { type: 'fit'; samples: SampleSet; plan: SignalModelPlan; count: number }
+  | { type: 'record'; history: PredictionHistory; through: number }
+  | { type: 'analyze'; context: AnalyzeContext };
+
+/** Messages that expect no answer: symbols are prepared as they arrive, while the pipeline packs the next. */
+export const isNotice = (m: BatchRequest): m is Extract<BatchRequest, { type: 'universe' | 'add' }> => m.type === 'universe' || m.type === 'add';
+
+/**
+ * A batch's message handler, the same in a worker thread and inline: a notice returns undefined, and its
+ * error is thrown by the next request instead; a request returns its answer (`analyze` hands documents
+ * to `onRows` as it goes and answers their count).
+ */
+export function batchServer(batch = new AnalysisBatch()): (message: BatchRequest, onRows: (rows: SnapshotText[]) => void) => unknown {
+  let deferred: unknown = null;
+  return (message, onRows) => {
+    if (isNotice(message)) {
+      if (deferred !== null) return undefined;
+      try {
+        if (message.type === 'universe') batch.setUniverse(message.universe);
+        else batch.addPacked(message.symbols);
+      } catch (err) {
+        deferred = err;
+      }
+      return undefined;
+    }
+    if (deferred !== null) throw deferred;
+    switch (message.type) {
+      case 'load':
+        return batch.finish();
+      case 'fit':
+        return batch.fit(message.samples, message.plan, message.count);
+      case 'record':
+        return batch.record(message.history, message.through);
+      case 'analyze':
+        return batch.analyze(message.context, onRows);
+    }
+  };
 }
 
 export function concatSamples(parts: readonly SampleSet[]): SampleSet {

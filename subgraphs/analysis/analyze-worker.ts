@@ -1,26 +1,25 @@
 /**
  * Worker-thread entry of the analysis pipeline: holds one AnalysisBatch and answers the pipeline's
- * `load` and `analyze` messages (see pipeline.ts for the protocol).
+ * messages (BatchRequest, see analyze-batch.ts and pipeline.ts). Notices (`universe`, `add`) get no answer;
+ * a request is answered by `done` with its value (the load pass's samples transferred, not copied), after
+ * `rows` messages while `analyze` runs, or by `error`.
  */
 import { parentPort } from 'node:worker_threads';
-import { AnalysisBatch, type AnalyzeContext } from './analyze-batch.js';
-import type { SymbolInput } from './engine/prepared.js';
-
-export type WorkerRequest = { type: 'load'; inputs: SymbolInput[] } | { type: 'analyze'; context: AnalyzeContext };
+import { batchServer, isNotice, type BatchRequest, type LoadResult } from './analyze-batch.js';
 
 const port = parentPort;
 if (!port) throw new Error('analyze-worker must run in a worker thread');
-const batch = new AnalysisBatch();
+const serve = batchServer();
 
-port.on('message', (message: WorkerRequest) => {
+port.on('message', (message: BatchRequest) => {
   try {
+    const value = serve(message, (rows) => port.postMessage({ type: 'rows', rows }));
+    if (isNotice(message)) return;
     if (message.type === 'load') {
-      const result = batch.load(message.inputs);
-      const { x, y, time } = result.samples;
-      port.postMessage({ type: 'loaded', result }, [x.buffer as ArrayBuffer, y.buffer as ArrayBuffer, time.buffer as ArrayBuffer]);
+      const { x, y, time } = (value as LoadResult).samples;
+      port.postMessage({ type: 'done', value }, [x.buffer as ArrayBuffer, y.buffer as ArrayBuffer, time.buffer as ArrayBuffer]);
     } else {
-      const count = batch.analyze(message.context, (rows) => port.postMessage({ type: 'rows', rows }));
-      port.postMessage({ type: 'analyzed', count });
+      port.postMessage({ type: 'done', value });
     }
   } catch (err) {
     port.postMessage({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });

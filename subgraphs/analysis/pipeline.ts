@@ -19,8 +19,18 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { AnalysisBatch, MIN_BARS, concatSamples, type AnalyzeContext, type LoadResult, type SnapshotText } from './analyze-batch.js';
-import type { WorkerRequest } from './analyze-worker.js';
+import {
+  MIN_BARS,
+  batchServer,
+  packSymbol,
+  packUniverse,
+  unpackSymbol,
+  type AnalyzeContext,
+  type BatchRequest,
+  type LoadResult,
+  type PackedSymbol,
+  type SnapshotText,
+} from './analyze-batch.js';
 import { PIPELINE_VERSION, type RegimeDetail, type StageLabel } from './engine/document.js';
 import { sma } from './engine/indicators.js';
 import { indexOfSorted, upperBound } from './engine/sorted.js';
@@ -29,7 +39,17 @@ import { toSeries, type BarSeries, type SecurityRecord } from './engine/market-t
 import type { SymbolInput } from './engine/prepared.js';
 import { unionCalendar } from './engine/evidence/forward.js';
 import { marketRegime } from './engine/regime.js';
-import { trainSignalModel, type SignalModel } from './engine/signal-model.js';
+import { FEATURE_COUNT, type SampleSet } from './engine/features.js';
+import type { WalkForwardFit } from './engine/logistic.js';
+import {
+  assembleSignalModel,
+  planSignalModel,
+  signalModelFolds,
+  type OosRecord,
+  type PredictionHistory,
+  type SignalModel,
+  type SignalModelPlan,
+} from './engine/signal-model.js';
 import { classifyStages, stagePayload } from './engine/stage.js';
 import { TransitionTable } from './engine/transitions.js';
 import { isoWeekKey, toWeekly } from './engine/weekly.js';
@@ -96,8 +116,14 @@ export interface AnalyzeSummary {
   index: { symbol: string; computed: boolean };
   model: RunModelSummary | null;
   transitions: number;
+  /** Wall time of each phase: prepare (pass 1), train (model and universe state), analyse (pass 2 and the writes). */
   timings: { prepareMs: number; trainMs: number; analyzeMs: number };
+  /** CPU time of each phase over every thread of the process (cpu / wall is the number of cores busy). */
+  cpu: { prepareMs: number; trainMs: number; analyzeMs: number };
 }
+
+/** Symbols per worker in each packed message of the load pass. */
+const PACK_CHUNK = 50;
 
 export const defaultWorkers = (): number => Math.max(1, os.availableParallelism());
 
@@ -161,23 +187,8 @@ export function equalWeightIndex(symbol: string, calendar: readonly string[], me
 
 /** Symbol inputs: each equity with the index aligned to its dates (forward-filled) and its calendar times. */
 export function symbolInputs(u: Universe): SymbolInput[] {
-  const position = new Map(u.calendar.map((d, i) => [d, i] as const));
-  const indexClose = new Map(u.index.bars.dates.map((d, i) => [d, u.index.bars.close[i]] as const));
-  return u.equities.map(({ security, bars }) => {
-    const benchmark = new Float64Array(bars.dates.length);
-    const time = new Int32Array(bars.dates.length);
-    let last = NaN;
-    for (let i = 0; i < bars.dates.length; i++) {
-      const c = indexClose.get(bars.dates[i]);
-      if (c !== undefined) last = c;
-      benchmark[i] = last;
-      time[i] = position.get(bars.dates[i]) as number;
-    }
-    // Before the index's first bar the ratio is undefined; start the line at the first known level.
-    const first = benchmark.findIndex((x) => Number.isFinite(x));
-    if (first > 0) benchmark.fill(benchmark[first], 0, first);
-    return { symbol: security.symbol, sector: security.sector, dataSource: security.dataSource, bars, benchmark: first >= 0 ? benchmark : null, time };
-  });
+  const universe = packUniverse(u.calendar, u.index.bars);
+  return u.equities.map(({ security, bars }) => unpackSymbol(packSymbol(security, bars, u.calendar), universe));
 }
 
 /**
@@ -248,18 +259,19 @@ export function regimesFor(u: Universe, dates: readonly string[]): Record<string
   return out;
 }
 
-/** A batch that lives in a worker thread, or inline. */
+/** A batch that lives in a worker thread, or inline (the same messages either way). */
 interface BatchRunner {
-  load(inputs: SymbolInput[]): Promise<LoadResult>;
-  analyze(context: AnalyzeContext, onRows: (rows: SnapshotText[]) => void): Promise<number>;
+  /** A notice (no answer); `transfer` moves buffers to the worker instead of copying them. */
+  post(message: BatchRequest, transfer?: ArrayBuffer[]): void;
+  request<T>(message: BatchRequest, onRows?: (rows: SnapshotText[]) => void): Promise<T>;
   close(): Promise<void>;
 }
 
 function inlineRunner(): BatchRunner {
-  const batch = new AnalysisBatch();
+  const serve = batchServer();
   return {
-    load: async (inputs) => batch.load(inputs),
-    analyze: async (context, onRows) => batch.analyze(context, onRows),
+    post: (message) => void serve(message, () => undefined),
+    request: async <T>(message: BatchRequest, onRows?: (rows: SnapshotText[]) => void) => serve(message, onRows ?? (() => undefined)) as T,
     close: async () => undefined,
   };
 }
@@ -274,24 +286,23 @@ function workerRunner(url: URL): BatchRunner {
   worker.on('error', fail);
   let closing = false;
   worker.on('exit', (code) => fail(new Error(closing ? 'analysis stopped' : `analysis worker exited with code ${code}`)));
-  worker.on('message', (m: { type: string; result?: LoadResult; rows?: SnapshotText[]; count?: number; message?: string }) => {
+  worker.on('message', (m: { type: 'done'; value: unknown } | { type: 'rows'; rows: SnapshotText[] } | { type: 'error'; message: string }) => {
     if (!pending) return;
-    if (m.type === 'rows') pending.onRows?.(m.rows ?? []);
+    if (m.type === 'rows') pending.onRows?.(m.rows);
     else if (m.type === 'error') fail(new Error(m.message));
     else {
       const p = pending;
       pending = null;
-      p.resolve(m.type === 'loaded' ? m.result : m.count);
+      p.resolve(m.value);
     }
   });
-  const send = <T>(request: WorkerRequest, onRows?: (rows: SnapshotText[]) => void) =>
-    new Promise<T>((resolve, reject) => {
-      pending = { resolve: resolve as (v: unknown) => void, reject, onRows };
-      worker.postMessage(request);
-    });
   return {
-    load: (inputs) => send<LoadResult>({ type: 'load', inputs }),
-    analyze: (context, onRows) => send<number>({ type: 'analyze', context }, onRows),
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    request: <T>(message: BatchRequest, onRows?: (rows: SnapshotText[]) => void) =>
+      new Promise<T>((resolve, reject) => {
+        pending = { resolve: resolve as (v: unknown) => void, reject, onRows };
+        worker.postMessage(message);
+      }),
     close: async () => {
       closing = true;
       await worker.terminate();
@@ -299,10 +310,79 @@ function workerRunner(url: URL): BatchRunner {
   };
 }
 
+/** Runs `task` on every item, each on the next free runner; answers in item order. */
+async function spread<I, T>(runners: readonly BatchRunner[], items: readonly I[], task: (runner: BatchRunner, item: I) => Promise<T>): Promise<T[]> {
+  const out = new Array<T>(items.length);
+  let next = 0;
+  await Promise.all(
+    runners.map(async (runner) => {
+      while (next < items.length) {
+        const k = next++;
+        out[k] = await task(runner, items[k]);
+      }
+    }),
+  );
+  return out;
+}
+
+/** A typed array of `length` elements in memory every worker thread can read (no copy when posted). */
+function shared<A extends Float64Array | Int32Array | Uint8Array>(Kind: { new (buffer: SharedArrayBuffer): A; BYTES_PER_ELEMENT: number }, length: number): A {
+  return new Kind(new SharedArrayBuffer(Math.max(1, length) * Kind.BYTES_PER_ELEMENT)).subarray(0, length) as A;
+}
+
+/**
+ * The samples of every batch, in shared memory and in universe order whatever the number of batches (so
+ * the trained model does not depend on it): symbol k of the universe went to batch k % batches.
+ */
+function sharedSamples(loaded: readonly LoadResult[]): SampleSet {
+  const batches = loaded.length;
+  const n = loaded.reduce((s, l) => s + l.samples.n, 0);
+  const x = shared(Float64Array, n * FEATURE_COUNT);
+  const y = shared(Uint8Array, n);
+  const time = shared(Int32Array, n);
+  const read = new Int32Array(batches);
+  const symbols = loaded.reduce((s, l) => s + l.sampleCounts.length, 0);
+  let at = 0;
+  for (let k = 0; k < symbols; k++) {
+    const b = k % batches;
+    const l = loaded[b];
+    const count = l.sampleCounts[Math.floor(k / batches)];
+    const from = read[b];
+    x.set(l.samples.x.subarray(from * FEATURE_COUNT, (from + count) * FEATURE_COUNT), at * FEATURE_COUNT);
+    y.set(l.samples.y.subarray(from, from + count), at);
+    time.set(l.samples.time.subarray(from, from + count), at);
+    read[b] += count;
+    at += count;
+  }
+  return { n, x, y, time };
+}
+
+/**
+ * Walk-forward training spread over the batches: each fold's fit, and each served window's record, is an
+ * independent pure computation on shared memory, so they run on whichever batch is free and the model is
+ * the same as trainSignalModel's, bit for bit, with any number of batches.
+ */
+async function trainInParallel(runners: readonly BatchRunner[], samples: SampleSet, calendar: readonly string[], servedTimes: readonly number[]): Promise<SignalModel | null> {
+  const planned = planSignalModel(samples, calendar);
+  if (planned === null) return null;
+  const order = shared(Int32Array, planned.walk.order.length);
+  order.set(planned.walk.order);
+  const plan: SignalModelPlan = { ...planned, walk: { ...planned.walk, order } };
+  const fitted = await spread(runners, plan.fitCounts, (r, count) => r.request<WalkForwardFit>({ type: 'fit', samples, plan, count }));
+  const scored = signalModelFolds(samples, plan, new Map(plan.fitCounts.map((count, k) => [count, fitted[k]] as const)), servedTimes);
+  const h = scored.history;
+  const history: PredictionHistory = { time: shared(Int32Array, h.time.length), probability: shared(Float64Array, h.probability.length), label: shared(Uint8Array, h.label.length) };
+  history.time.set(h.time);
+  history.probability.set(h.probability);
+  history.label.set(h.label);
+  const records = await spread(runners, scored.recordThroughs, (r, through) => r.request<OosRecord>({ type: 'record', history, through }));
+  return assembleSignalModel(scored, calendar, new Map(scored.recordThroughs.map((through, k) => [through, records[k]] as const)));
+}
+
 /** How many of the selected symbols have enough bars for a document (what the batches will document). */
-function documentedSymbols(inputs: readonly SymbolInput[], selected: readonly string[]): number {
+function documentedSymbols(u: Universe, selected: readonly string[]): number {
   const wanted = new Set(selected);
-  return inputs.filter((i) => wanted.has(i.symbol) && i.bars.close.length >= MIN_BARS).length;
+  return u.equities.filter((e) => wanted.has(e.security.symbol) && e.bars.dates.length >= MIN_BARS).length;
 }
 
 /** Compiled JavaScript can start workers; TypeScript sources under a test runner run inline. */
@@ -318,9 +398,8 @@ function workerUrl(): URL | null {
 export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, write: (rows: SnapshotText[]) => Promise<void>): Promise<AnalyzeSummary> {
   const dates = requestedDates(u.calendar, options.from, options.to, options.every);
   const selected = selectedSymbols(u, options.symbols);
-  const inputs = symbolInputs(u);
   const url = workerUrl();
-  const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), inputs.length)) : 0;
+  const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), u.equities.length)) : 0;
   const runners = workerCount > 0 ? Array.from({ length: workerCount }, () => workerRunner(url as URL)) : [inlineRunner()];
   const progress = options.onProgress;
   // Stopping terminates the workers: their pending passes reject and the run unwinds.
@@ -328,34 +407,54 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const t0 = performance.now();
-    const shares = runners.map((_, k) => inputs.filter((_, i) => i % runners.length === k));
+    const c0 = process.cpuUsage();
+    const total = u.equities.length;
+    progress?.('prepare', 0, total);
+    // Symbols are dealt round-robin (symbol k to batch k % batches) in packed chunks, transferred: the
+    // batches prepare one chunk while this thread packs the next.
+    const universe = packUniverse(u.calendar, u.index.bars);
+    for (const r of runners) r.post({ type: 'universe', universe });
+    const step = PACK_CHUNK * runners.length;
+    for (let start = 0; start < total; start += step) {
+      runners.forEach((r, k) => {
+        const symbols: PackedSymbol[] = [];
+        for (let i = start + k; i < Math.min(start + step, total); i += runners.length) {
+          symbols.push(packSymbol(u.equities[i].security, u.equities[i].bars, u.calendar));
+        }
+        if (symbols.length > 0) r.post({ type: 'add', symbols }, symbols.flatMap((p) => [p.time.buffer as ArrayBuffer, p.columns.buffer as ArrayBuffer]));
+      });
+    }
     let prepared = 0;
-    progress?.('prepare', 0, inputs.length);
     const loaded = await Promise.all(
-      runners.map(async (r, k) => {
-        const result = await r.load(shares[k]);
-        prepared += shares[k].length;
-        progress?.('prepare', prepared, inputs.length);
+      runners.map(async (r) => {
+        const result = await r.request<LoadResult>({ type: 'load' });
+        prepared += result.sampleCounts.length;
+        progress?.('prepare', prepared, total);
         return result;
       }),
     );
     options.signal?.throwIfAborted();
     const t1 = performance.now();
-    const table = new TransitionTable();
-    for (const l of loaded) table.merge(l.transitions);
+    const c1 = process.cpuUsage();
     // Records (with their bootstrap) only for the windows that serve a requested date.
     const servedTimes = dates.map((d) => indexOfSorted(u.calendar, d));
-    const model: SignalModel | null = trainSignalModel(concatSamples(loaded.map((l) => l.samples)), u.calendar, servedTimes);
+    const training = trainInParallel(runners, sharedSamples(loaded), u.calendar, servedTimes);
+    // The rest of the universe state is this thread's while the batches train.
+    const table = new TransitionTable();
+    for (const l of loaded) table.merge(l.transitions);
+    const regimes = regimesFor(u, dates);
+    const model = await training;
     const context: AnalyzeContext = {
       dates,
       producedAt: options.producedAt ?? new Date().toISOString(),
       model,
       transitions: table.toJSON(),
-      regimes: regimesFor(u, dates),
+      regimes,
       symbols: selected,
     };
     const t2 = performance.now();
-    const documented = selected === null ? loaded.reduce((s, l) => s + l.symbols, 0) : documentedSymbols(inputs, selected);
+    const c2 = process.cpuUsage();
+    const documented = selected === null ? loaded.reduce((s, l) => s + l.symbols, 0) : documentedSymbols(u, selected);
     const expected = documented * dates.length;
     let done = 0;
     let writing = Promise.resolve();
@@ -365,7 +464,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     // propagates: a caller's transaction must not end while a write on it is still pending.
     const counts = await Promise.all(
       runners.map((r) =>
-        r.analyze(context, (rows) => {
+        r.request<number>({ type: 'analyze', context }, (rows) => {
           if (failed || options.signal?.aborted) return;
           done += rows.length;
           progress?.('analyze', Math.min(done, expected), expected);
@@ -383,6 +482,8 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     await writing;
     options.signal?.throwIfAborted();
     const t3 = performance.now();
+    const c3 = process.cpuUsage();
+    const cpuMs = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => Math.round((to.user - from.user + to.system - from.system) / 1000);
     const last = model?.folds[model.folds.length - 1];
     return {
       fromDate: dates[0],
@@ -397,6 +498,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       model: model && last ? { folds: model.folds.length, oosAccuracy: model.oos.accuracy, oosAuc: model.oos.auc, oosSamples: model.oos.samples, trainSamplesLastFold: last.trainSamples } : null,
       transitions: table.totalTransitions,
       timings: { prepareMs: Math.round(t1 - t0), trainMs: Math.round(t2 - t1), analyzeMs: Math.round(t3 - t2) },
+      cpu: { prepareMs: cpuMs(c0, c1), trainMs: cpuMs(c1, c2), analyzeMs: cpuMs(c2, c3) },
     };
   } finally {
     options.signal?.removeEventListener('abort', stop);

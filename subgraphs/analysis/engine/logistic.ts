@@ -131,8 +131,25 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
   return u / (nPos * nNeg);
 }
 
-/** Walk-forward evaluation; see the file comment for the fold rules. Throws RangeError on malformed options. */
-export function walkForward(data: Dataset, options: WalkForwardOptions): WalkForwardResult {
+/**
+ * What a walk-forward evaluation fits and tests, before any fit: the samples in time order (ties by index) and,
+ * per fold, the number of time-ordered samples it trains on and the range it tests. Every fit is a function of
+ * its training count alone ({@link fitWalkForward}), so the fits can run in any order, on any thread, and give
+ * the same models; {@link walkForwardFolds} then scores the folds in order.
+ */
+export interface WalkForwardPlan {
+  /** Sample indices sorted by time, ties by index. */
+  order: Int32Array;
+  folds: Array<{ testStart: number; testEnd: number; trainCount: number; testFrom: number; testTo: number }>;
+  /** Training count of the final model (every sample with time <= lastTime - embargo). */
+  finalCount: number;
+  maxTrainSamples?: number;
+  fit?: FitOptions;
+  firstTestTime: number;
+}
+
+/** Validates the options and plans the folds (see the file comment). Throws RangeError on malformed options. */
+export function planWalkForward(data: Dataset, options: WalkForwardOptions): WalkForwardPlan {
   validateDataset(data);
   const { firstTestTime, foldLength, embargo, lastTime, maxTrainSamples } = options;
   if (!Number.isSafeInteger(firstTestTime)) throw new RangeError(`firstTestTime must be an integer, got ${firstTestTime}`);
@@ -144,47 +161,97 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
   if (maxTrainSamples !== undefined && (!Number.isSafeInteger(maxTrainSamples) || maxTrainSamples < 1)) {
     throw new RangeError(`maxTrainSamples must be an integer >= 1, got ${maxTrainSamples}`);
   }
-
-  const { n, d, x, y, time } = data;
+  const { n, time } = data;
   // Samples in time order (ties by index): every training set and every test window is a contiguous range.
-  const order = allRows(n).sort((a, b) => time[a] - time[b] || a - b);
-  const sortedTimes = new Float64Array(n);
-  for (let r = 0; r < n; r++) sortedTimes[r] = time[order[r]];
+  const order = timeOrder(time);
   /** Number of samples with time <= t. */
   const countThrough = (t: number): number => {
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (sortedTimes[mid] <= t) lo = mid + 1;
+      if (time[order[mid]] <= t) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   };
+  const folds: WalkForwardPlan['folds'] = [];
+  for (let testStart = firstTestTime; testStart <= lastTime; testStart += foldLength) {
+    const testEnd = min(testStart + foldLength - 1, lastTime);
+    folds.push({ testStart, testEnd, trainCount: countThrough(testStart - embargo), testFrom: countThrough(testStart - 1), testTo: countThrough(testEnd) });
+  }
+  return { order, folds, finalCount: countThrough(lastTime - embargo), maxTrainSamples, fit: options.fit, firstTestTime };
+}
 
-  let previous: { count: number; model: LogisticModel; trainSamples: number } | null = null;
-  /** The model fitted on the first `count` samples in time order (subsampled), reusing the previous fit when equal. */
-  const fitThrough = (count: number): { model: LogisticModel; trainSamples: number } => {
-    if (previous !== null && previous.count === count) {
-      return { model: cloneModel(previous.model), trainSamples: previous.trainSamples };
-    }
-    const rows = trainingRows(order, count, maxTrainSamples);
-    const model = rows.length === 0 ? untrainedModel(d) : fitLogistic(data, rows, options.fit);
-    previous = { count, model, trainSamples: rows.length };
-    return { model, trainSamples: rows.length };
+/**
+ * Indices 0..n-1 sorted by time, ties by index: a stable counting sort when the times span a range not much
+ * larger than n (sample times are trading-day indices), else a comparison sort. Both give the same order.
+ */
+function timeOrder(time: Int32Array): Int32Array {
+  const n = time.length;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (time[i] < lo) lo = time[i];
+    if (time[i] > hi) hi = time[i];
+  }
+  if (n === 0 || hi - lo > 4 * n + 1024) return allRows(n).sort((a, b) => time[a] - time[b] || a - b);
+  const starts = new Int32Array(hi - lo + 2);
+  for (let i = 0; i < n; i++) starts[time[i] - lo + 1]++;
+  for (let k = 1; k < starts.length; k++) starts[k] += starts[k - 1];
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[starts[time[i] - lo]++] = i;
+  return order;
+}
+
+/** A model fitted for a walk-forward plan and the rows it was fitted on (0: untrained). */
+export interface WalkForwardFit {
+  model: LogisticModel;
+  trainSamples: number;
+}
+
+/** The distinct training counts the plan's folds (and, with `final`, its final model) need fitted, in fold order. */
+export function walkForwardFitCounts(plan: WalkForwardPlan, final: boolean): number[] {
+  const counts = new Set<number>();
+  for (const f of plan.folds) counts.add(f.trainCount);
+  if (final) counts.add(plan.finalCount);
+  return [...counts];
+}
+
+/** The model fitted on the first `count` samples in time order (evenly subsampled down to maxTrainSamples). */
+export function fitWalkForward(data: Dataset, plan: WalkForwardPlan, count: number): WalkForwardFit {
+  const rows = trainingRows(plan.order, count, plan.maxTrainSamples);
+  return { model: rows.length === 0 ? untrainedModel(data.d) : fitLogistic(data, rows, plan.fit), trainSamples: rows.length };
+}
+
+/** Folds, pooled metrics and predictions of a plan, given the fit of every training count it needs. */
+export function walkForwardFolds(
+  data: Dataset,
+  plan: WalkForwardPlan,
+  fits: ReadonlyMap<number, WalkForwardFit>,
+): Pick<WalkForwardResult, 'folds' | 'oos' | 'predictions'> {
+  const { d, x, y } = data;
+  const { order } = plan;
+  const fitOf = (count: number) => {
+    const fit = fits.get(count);
+    if (fit === undefined) throw new RangeError(`no fit for training count ${count}`);
+    return fit;
   };
-
   const folds: WalkForwardFold[] = [];
   const pooledScores: number[] = [];
   const pooledLabels: number[] = [];
   const pooledSamples: number[] = [];
-  for (let testStart = firstTestTime; testStart <= lastTime; testStart += foldLength) {
-    const testEnd = min(testStart + foldLength - 1, lastTime);
-    const { model, trainSamples } = fitThrough(countThrough(testStart - embargo));
-    const fold: WalkForwardFold = { testStart, testEnd, trainSamples, testSamples: 0, accuracy: null, auc: null, model };
+  let previousCount = -1;
+  for (const f of plan.folds) {
+    const fit = fitOf(f.trainCount);
+    // A fold that trains on the same rows as the one before gets its own copy of the model.
+    const model = f.trainCount === previousCount ? cloneModel(fit.model) : fit.model;
+    previousCount = f.trainCount;
+    const { trainSamples } = fit;
+    const fold: WalkForwardFold = { testStart: f.testStart, testEnd: f.testEnd, trainSamples, testSamples: 0, accuracy: null, auc: null, model };
     if (trainSamples > 0) {
-      const from = countThrough(testStart - 1);
-      const to = countThrough(testEnd);
+      const from = f.testFrom;
+      const to = f.testTo;
       const scores = new Float64Array(to - from);
       const labels = new Uint8Array(to - from);
       let correct = 0;
@@ -212,7 +279,6 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
     if ((pooledScores[k] >= 0.5 ? 1 : 0) === pooledLabels[k]) pooledCorrect++;
   }
   const samples = pooledScores.length;
-  const finalFit = fitThrough(countThrough(lastTime - embargo));
   return {
     folds,
     oos: {
@@ -221,9 +287,22 @@ export function walkForward(data: Dataset, options: WalkForwardOptions): WalkFor
       samples,
     },
     predictions: { sample: pooledSamples, probability: pooledScores },
-    final: finalFit.model,
+  };
+}
+
+/** Walk-forward evaluation; see the file comment for the fold rules. Throws RangeError on malformed options. */
+export function walkForward(data: Dataset, options: WalkForwardOptions): WalkForwardResult {
+  const plan = planWalkForward(data, options);
+  const fits = new Map(walkForwardFitCounts(plan, true).map((count) => [count, fitWalkForward(data, plan, count)] as const));
+  const finalFit = fits.get(plan.finalCount) as WalkForwardFit;
+  const result = walkForwardFolds(data, plan, fits);
+  const lastFold = plan.folds[plan.folds.length - 1];
+  return {
+    ...result,
+    // The final model is its own copy when it trains on the last fold's rows.
+    final: lastFold !== undefined && lastFold.trainCount === plan.finalCount ? cloneModel(finalFit.model) : finalFit.model,
     finalTrainSamples: finalFit.trainSamples,
-    firstTestTime,
+    firstTestTime: plan.firstTestTime,
   };
 }
 

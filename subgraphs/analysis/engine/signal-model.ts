@@ -27,7 +27,20 @@
 import type { MlModelSummary } from './document.js';
 import { aucWithInterval } from './evidence/auc.js';
 import { FEATURE_COUNT, FEATURE_NAMES, FEATURE_WARMUP, HORIZON_DAYS, type SampleSet } from './features.js';
-import { modelFromJson, modelToJson, walkForward, type LogisticModelJson, type OutOfSamplePredictions } from './logistic.js';
+import {
+  fitWalkForward,
+  modelFromJson,
+  modelToJson,
+  planWalkForward,
+  walkForwardFitCounts,
+  walkForwardFolds,
+  type Dataset,
+  type LogisticModelJson,
+  type OutOfSamplePredictions,
+  type WalkForwardFit,
+  type WalkForwardPlan,
+  type WalkForwardResult,
+} from './logistic.js';
 import type { MlModelChoice } from './snapshot.js';
 
 export const MODEL_VERSION = '1';
@@ -76,20 +89,85 @@ export interface SignalModel {
  * Trains the walk-forward family on all symbols' samples; null when the history is too short. Records are
  * computed for the windows containing one of `servedTimes` (universe time indices), or every window
  * when it is omitted.
+ *
+ * The same steps, spread over threads by the pipeline: {@link planSignalModel}, then
+ * {@link fitSignalFold} for each of the plan's `fitCounts` (independent), {@link signalModelFolds}, then
+ * {@link recordThrough} for each of its `recordThroughs` (independent), and {@link assembleSignalModel}.
  */
 export function trainSignalModel(samples: SampleSet, calendar: readonly string[], servedTimes?: readonly number[]): SignalModel | null {
+  const plan = planSignalModel(samples, calendar);
+  if (plan === null) return null;
+  const fits = new Map(plan.fitCounts.map((count) => [count, fitSignalFold(samples, plan, count)] as const));
+  const folds = signalModelFolds(samples, plan, fits, servedTimes);
+  const records = new Map(folds.recordThroughs.map((through) => [through, recordThrough(folds.history, through, calendar)] as const));
+  return assembleSignalModel(folds, calendar, records);
+}
+
+/** The walk-forward plan of the signal model and the training counts it needs fitted. */
+export interface SignalModelPlan {
+  walk: WalkForwardPlan;
+  firstTestTime: number;
+  fitCounts: number[];
+}
+
+const datasetOf = (samples: SampleSet): Dataset => ({ n: samples.n, d: FEATURE_COUNT, x: samples.x, y: samples.y, time: samples.time });
+
+/** The folds to fit and test; null when the history is too short for a model. */
+export function planSignalModel(samples: SampleSet, calendar: readonly string[]): SignalModelPlan | null {
   const lastTime = calendar.length - 1;
   const firstTestTime = FEATURE_WARMUP + FIRST_TEST_OFFSET;
   if (samples.n === 0 || firstTestTime > lastTime) return null;
-  const result = walkForward(
-    { n: samples.n, d: FEATURE_COUNT, x: samples.x, y: samples.y, time: samples.time },
-    { firstTestTime, foldLength: FOLD_LENGTH, embargo: HORIZON_DAYS, lastTime, maxTrainSamples: MAX_TRAIN_SAMPLES, fit: { l2: L2_PENALTY } },
-  );
-  const history = predictionHistory(result.predictions, samples);
+  const walk = planWalkForward(datasetOf(samples), {
+    firstTestTime,
+    foldLength: FOLD_LENGTH,
+    embargo: HORIZON_DAYS,
+    lastTime,
+    maxTrainSamples: MAX_TRAIN_SAMPLES,
+    fit: { l2: L2_PENALTY },
+  });
+  return { walk, firstTestTime, fitCounts: walkForwardFitCounts(walk, false) };
+}
+
+/** One fold's fit: the model on the first `count` samples in time order (see planSignalModel). */
+export function fitSignalFold(samples: SampleSet, plan: SignalModelPlan, count: number): WalkForwardFit {
+  return fitWalkForward(datasetOf(samples), plan.walk, count);
+}
+
+/** The scored folds, the out-of-sample prediction history, and the record times the served windows need. */
+export interface SignalModelFolds {
+  firstTestTime: number;
+  walk: Pick<WalkForwardResult, 'folds' | 'oos' | 'predictions'>;
+  history: PredictionHistory;
+  /** For each fold (null when it is not served or has no training samples), the time its record runs through. */
+  recordAt: Array<number | null>;
+  /** The distinct record times, in fold order. */
+  recordThroughs: number[];
+}
+
+/** Scores the folds with their fits and lists the records that the windows containing `servedTimes` need. */
+export function signalModelFolds(
+  samples: SampleSet,
+  plan: SignalModelPlan,
+  fits: ReadonlyMap<number, WalkForwardFit>,
+  servedTimes?: readonly number[],
+): SignalModelFolds {
+  const walk = walkForwardFolds(datasetOf(samples), plan.walk, fits);
+  const history = predictionHistory(walk.predictions, samples);
   const served = (start: number, end: number) => servedTimes === undefined || servedTimes.some((t) => t >= start && t <= end);
-  const folds = result.folds
-    .filter((f) => f.trainSamples > 0)
-    .map((f) => ({
+  const recordAt = walk.folds.map((f) => (f.trainSamples > 0 && served(f.testStart, f.testEnd) ? f.testStart - HORIZON_DAYS : null));
+  const recordThroughs = [...new Set(recordAt.filter((t): t is number => t !== null))];
+  return { firstTestTime: plan.firstTestTime, walk, history, recordAt, recordThroughs };
+}
+
+/** The model family from its scored folds and the records they need (keyed by record time). */
+export function assembleSignalModel(scored: SignalModelFolds, calendar: readonly string[], records: ReadonlyMap<number, OosRecord>): SignalModel | null {
+  const folds: SignalModel['folds'] = [];
+  scored.walk.folds.forEach((f, k) => {
+    if (f.trainSamples === 0) return;
+    const through = scored.recordAt[k];
+    const record = through === null ? null : records.get(through);
+    if (record === undefined) throw new RangeError(`no record through time ${String(through)}`);
+    folds.push({
       testStart: f.testStart,
       testEnd: f.testEnd,
       trainSamples: f.trainSamples,
@@ -97,15 +175,16 @@ export function trainSignalModel(samples: SampleSet, calendar: readonly string[]
       testSamples: f.testSamples,
       accuracy: f.accuracy,
       auc: f.auc,
-      record: served(f.testStart, f.testEnd) ? recordThrough(history, f.testStart - HORIZON_DAYS, calendar) : null,
+      record,
       model: modelToJson(f.model),
-    }));
+    });
+  });
   if (folds.length === 0) return null;
-  return { version: MODEL_VERSION, features: [...FEATURE_NAMES], horizonDays: HORIZON_DAYS, firstTestTime, folds, oos: result.oos };
+  return { version: MODEL_VERSION, features: [...FEATURE_NAMES], horizonDays: HORIZON_DAYS, firstTestTime: scored.firstTestTime, folds, oos: scored.walk.oos };
 }
 
 /** Out-of-sample predictions in time order with each sample's time and label. */
-interface PredictionHistory {
+export interface PredictionHistory {
   time: Int32Array;
   probability: Float64Array;
   label: Uint8Array;
@@ -123,7 +202,7 @@ function predictionHistory(predictions: OutOfSamplePredictions, samples: SampleS
 }
 
 /** The record of the predictions whose sample time is <= `through` (a prefix, as they are in time order). */
-function recordThrough(history: PredictionHistory, through: number, calendar: readonly string[]): OosRecord {
+export function recordThrough(history: PredictionHistory, through: number, calendar: readonly string[]): OosRecord {
   let count = 0;
   for (let hi = history.time.length; count < hi; ) {
     const mid = (count + hi) >>> 1;
