@@ -17,6 +17,11 @@
  *   states.ts): what followed past snapshots in each state and the probability calibrators, measured on
  *   outcomes known by the as-of date. Written once and never changed; stored as `json` (not jsonb) so the
  *   text read back is the text written. The primary key serves "the greatest as-of <= a date".
+ *
+ * Snapshots are stored packed since 2026120411 (`doc_packed`: the jsonb text deflated against a preset
+ * dictionary, snapshot-codec.ts), about a quarter of the jsonb's size; `doc` (jsonb) is kept for the
+ * rows written before, which are read as they are. Exactly one of the two is set. toast_tuple_target
+ * keeps a packed document in its row (no TOAST table lookups, no second compression attempt).
  */
 import type { Migration } from '../platform/migrations.js';
 
@@ -109,6 +114,17 @@ export const analysisMigrations: Migration[] = [
         created_at       timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (pipeline_version, as_of)
       );
+    `,
+  },
+  {
+    version: 2026120411,
+    name: 'packed analysis snapshots',
+    sql: `
+      ALTER TABLE analysis_snapshots ALTER COLUMN doc DROP NOT NULL;
+      ALTER TABLE analysis_snapshots ADD COLUMN doc_packed bytea;
+      ALTER TABLE analysis_snapshots ALTER COLUMN doc_packed SET STORAGE EXTERNAL;
+      ALTER TABLE analysis_snapshots ADD CONSTRAINT analysis_snapshots_one_doc CHECK ((doc IS NULL) <> (doc_packed IS NULL));
+      ALTER TABLE analysis_snapshots SET (toast_tuple_target = 8160);
     `,
   },
 ];

@@ -3,13 +3,16 @@
  * snapshots (one JSON document per symbol per date), the log of pipeline runs and the evaluations of
  * the snapshots (evidence_runs).
  *
- * Snapshot reads return the document as raw JSON text (`doc::text`), exactly as PostgreSQL prints the
- * stored jsonb: the REST read splices that text into its response without parsing it, and only the
- * readers that need fields (the demo subset, GraphQL) parse it.
+ * Snapshot reads return the document as raw JSON text, exactly as PostgreSQL prints it as jsonb
+ * (`doc::text`): the REST read splices that text into its response without parsing it, and only the
+ * readers that need fields (the demo subset, GraphQL) parse it. Documents are stored packed
+ * (`doc_packed`, snapshot-codec.ts) and unpacked here; rows written before packing keep their jsonb
+ * `doc`, read as before.
  */
 import type { Queryable } from '../platform/db.js';
 import type { AnalysisDocument } from './engine/document.js';
 import type { AssetType, Bar, BarSeries, DataSource, GicsSector, SecurityRecord } from './engine/market-types.js';
+import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText } from './snapshot-codec.js';
 
 interface SecurityRow extends Record<string, unknown> {
   symbol: string;
@@ -196,8 +199,11 @@ export interface SnapshotRow {
   symbol: string;
   /** YYYY-MM-DD */
   analysisDate: string;
-  /** The document, or its JSON text (e.g. serialised by a worker thread; the database checks it is JSON). */
-  doc: AnalysisDocument | string;
+  /**
+   * The document, its JSON text (e.g. serialised by a worker thread; it must parse as JSON), or its packed
+   * form (encodeSnapshotDoc, e.g. packed by a worker thread so the writer only sends bytes).
+   */
+  doc: AnalysisDocument | string | Uint8Array;
   /** ISO 8601 instant the pipeline produced the document. */
   producedAt: string;
   pipelineVersion: string;
@@ -213,38 +219,47 @@ export interface StoredSnapshot {
   docText: string;
 }
 
-interface StoredSnapshotRow {
+/** A stored document as selected: packed (doc_packed) or, for a row written before packing, jsonb text (doc). */
+interface DocColumns {
+  doc: string | null;
+  doc_packed: Uint8Array | null;
+}
+
+interface StoredSnapshotRow extends DocColumns {
   symbol: string;
   analysis_date: string;
   produced_at: string;
   pipeline_version: string;
-  doc: string;
 }
+
+/** The document's JSON text, whichever form it is stored in. */
+const docTextOf = (r: DocColumns): string => (r.doc_packed ? decodeSnapshotDoc(r.doc_packed) : (r.doc as string));
 
 const toStored = (r: StoredSnapshotRow): StoredSnapshot => ({
   symbol: r.symbol,
   analysisDate: r.analysis_date,
   producedAt: r.produced_at,
   pipelineVersion: r.pipeline_version,
-  docText: r.doc,
+  docText: docTextOf(r),
 });
 
-const SNAPSHOT_COLUMNS = 'symbol, analysis_date, produced_at, pipeline_version, doc::text AS doc';
+/** The two forms of the document (prefix: a table alias with its dot, or ''). */
+const docColumns = (prefix = '') => `${prefix}doc::text AS doc, ${prefix}doc_packed`;
+
+const SNAPSHOT_COLUMNS = `symbol, analysis_date, produced_at, pipeline_version, ${docColumns()}`;
 
 /**
- * Snapshots per INSERT. A document is kilobytes of JSON, so statements are cut by count and by the size
- * of the JSON they carry, whichever comes first.
+ * Snapshots per INSERT. Statements are cut by count and by the bytes they carry, whichever comes first.
  */
-const SNAPSHOT_CHUNK_ROWS = 200;
+const SNAPSHOT_CHUNK_ROWS = 500;
 const SNAPSHOT_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /**
  * Inserts or replaces snapshots (keyed by symbol and date), many rows per statement with one parameter
- * per value; the JSON text is cast to jsonb by the database. (Documents are not sent as a text[] array:
- * quoting kilobytes of JSON into an array literal made the embedded store about three times slower.)
- * Idempotent: writing the same rows again changes nothing. When `rows` holds the same (symbol, date)
- * twice, the later row wins. Returns the number of snapshots written. Run it inside a transaction
- * (db.transaction) to make a multi-chunk write all-or-nothing.
+ * per value; each document is stored packed (encodeSnapshotDoc). Idempotent: writing the same rows again
+ * changes nothing. When `rows` holds the same (symbol, date) twice, the later row wins. Returns the number
+ * of snapshots written. Run it inside a transaction (db.transaction) to make a multi-chunk write
+ * all-or-nothing.
  */
 export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[]): Promise<number> {
   const latest = new Map<string, SnapshotRow>();
@@ -260,10 +275,10 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
   const flush = async () => {
     if (tuples.length === 0) return;
     await db.query(
-      `INSERT INTO analysis_snapshots (symbol, analysis_date, doc, produced_at, pipeline_version)
+      `INSERT INTO analysis_snapshots (symbol, analysis_date, doc_packed, produced_at, pipeline_version)
        VALUES ${tuples.join(', ')}
-       ON CONFLICT (symbol, analysis_date) DO UPDATE SET doc = EXCLUDED.doc, produced_at = EXCLUDED.produced_at,
-         pipeline_version = EXCLUDED.pipeline_version`,
+       ON CONFLICT (symbol, analysis_date) DO UPDATE SET doc = NULL, doc_packed = EXCLUDED.doc_packed,
+         produced_at = EXCLUDED.produced_at, pipeline_version = EXCLUDED.pipeline_version`,
       params,
     );
     params = [];
@@ -271,13 +286,13 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
     bytes = 0;
   };
   for (const row of unique) {
-    // JSON.stringify writes NaN and Infinity as null; jsonb could not hold them anyway.
-    const text = typeof row.doc === 'string' ? row.doc : JSON.stringify(row.doc);
-    if (tuples.length >= SNAPSHOT_CHUNK_ROWS || (bytes > 0 && bytes + text.length > SNAPSHOT_CHUNK_BYTES)) await flush();
+    // NaN and Infinity are stored as null, as JSON.stringify writes them.
+    const packed = row.doc instanceof Uint8Array ? row.doc : encodeSnapshotDoc(row.doc);
+    if (tuples.length >= SNAPSHOT_CHUNK_ROWS || (bytes > 0 && bytes + packed.length > SNAPSHOT_CHUNK_BYTES)) await flush();
     const p = params.length;
-    tuples.push(`($${p + 1}, $${p + 2}::date, $${p + 3}::jsonb, $${p + 4}::timestamptz, $${p + 5})`);
-    params.push(row.symbol, row.analysisDate, text, row.producedAt, row.pipelineVersion);
-    bytes += text.length;
+    tuples.push(`($${p + 1}, $${p + 2}::date, $${p + 3}::bytea, $${p + 4}::timestamptz, $${p + 5})`);
+    params.push(row.symbol, row.analysisDate, packed, row.producedAt, row.pipelineVersion);
+    bytes += packed.length;
   }
   await flush();
   return unique.length;
@@ -296,7 +311,7 @@ export async function latestSnapshot(db: Queryable, symbol: string): Promise<Sto
 export async function latestSnapshots(db: Queryable, symbols: readonly string[]): Promise<StoredSnapshot[]> {
   if (symbols.length === 0) return [];
   const rows = await db.query<StoredSnapshotRow>(
-    `SELECT s.symbol, s.analysis_date, s.produced_at, s.pipeline_version, s.doc::text AS doc
+    `SELECT s.symbol, s.analysis_date, s.produced_at, s.pipeline_version, ${docColumns('s.')}
      FROM unnest($1::text[]) AS q(symbol)
      CROSS JOIN LATERAL (
        SELECT * FROM analysis_snapshots a WHERE a.symbol = q.symbol ORDER BY a.analysis_date DESC LIMIT 1
@@ -440,13 +455,13 @@ export async function snapshotDateCounts(
 /** The documents (JSON text) of one pipeline version on the given dates, in (date, symbol) order. */
 export async function snapshotDocsOn(db: Queryable, dates: readonly string[], pipelineVersion: string): Promise<Array<{ symbol: string; docText: string }>> {
   if (dates.length === 0) return [];
-  const rows = await db.query<{ symbol: string; doc: string }>(
-    `SELECT symbol, doc::text AS doc FROM analysis_snapshots
+  const rows = await db.query<{ symbol: string } & DocColumns>(
+    `SELECT symbol, ${docColumns()} FROM analysis_snapshots
       WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
       ORDER BY analysis_date, symbol`,
     [[...dates], pipelineVersion],
   );
-  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
+  return rows.map((r) => ({ symbol: r.symbol, docText: docTextOf(r) }));
 }
 
 /**
@@ -457,18 +472,37 @@ export async function snapshotDocsOn(db: Queryable, dates: readonly string[], pi
  */
 export async function snapshotOutputPartsOn(db: Queryable, dates: readonly string[], pipelineVersion: string): Promise<Array<{ symbol: string; docText: string }>> {
   if (dates.length === 0) return [];
-  const keys = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
-  const rows = await db.query<{ symbol: string; doc: string }>(
-    // One pass over each document's top-level keys (every doc->'key' would read the stored document again).
-    `SELECT symbol,
+  const rows = await db.query<{ symbol: string } & DocColumns>(
+    // Rows stored as jsonb: one pass over each document's top-level keys (every doc->'key' would read the
+    // stored document again). Packed rows are unpacked and reduced here, to the same text.
+    `SELECT symbol, doc_packed,
             (SELECT jsonb_object_agg(key, CASE WHEN key IN ('indicators', 'stage_detail') THEN jsonb_build_object('sata_score', value -> 'sata_score') ELSE value END)
                FROM jsonb_each(doc) WHERE key = ANY($3::text[]))::text AS doc
        FROM analysis_snapshots
       WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
       ORDER BY analysis_date, symbol`,
-    [[...dates], pipelineVersion, [...keys, 'indicators', 'stage_detail']],
+    [[...dates], pipelineVersion, [...OUTPUT_PART_KEYS, ...SATA_PART_KEYS]],
   );
-  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
+  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc_packed ? outputPartsText(decodeSnapshotDoc(r.doc_packed)) : (r.doc as string) }));
+}
+
+/** The top-level keys snapshotOutputPartsOn keeps whole, and those it reduces to their sata_score. */
+const OUTPUT_PART_KEYS = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
+const SATA_PART_KEYS = ['indicators', 'stage_detail'];
+
+/** The output parts of a document's JSON text, as the jsonb query above prints them for a jsonb row. */
+function outputPartsText(text: string): string {
+  const doc = JSON.parse(text) as Record<string, unknown>;
+  const parts: Record<string, unknown> = {};
+  for (const key of OUTPUT_PART_KEYS) if (key in doc) parts[key] = doc[key];
+  for (const key of SATA_PART_KEYS) {
+    if (!(key in doc)) continue;
+    const value = doc[key];
+    // jsonb's `value -> 'sata_score'` is SQL NULL (a JSON null in the object built) unless value is an object with that key.
+    const score = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).sata_score : undefined;
+    parts[key] = { sata_score: score === undefined ? null : score };
+  }
+  return jsonbText(parts);
 }
 
 /** The dates with a bar of some equity (the pipeline's calendar), ascending. */
@@ -617,14 +651,14 @@ export async function universeVersion(db: Queryable): Promise<UniverseVersion> {
  * slower on the embedded store than moving the text and picking the keys in the caller.
  */
 export async function snapshotsOn(db: Queryable, date: string): Promise<Array<{ symbol: string; sector: string | null; docText: string }>> {
-  const rows = await db.query<{ symbol: string; sector: string | null; doc: string }>(
-    `SELECT s.symbol, c.sector, s.doc::text AS doc
+  const rows = await db.query<{ symbol: string; sector: string | null } & DocColumns>(
+    `SELECT s.symbol, c.sector, ${docColumns('s.')}
        FROM analysis_snapshots s JOIN securities c ON c.symbol = s.symbol
       WHERE s.analysis_date = $1::date
       ORDER BY s.symbol`,
     [date],
   );
-  return rows.map((r) => ({ symbol: r.symbol, sector: r.sector, docText: r.doc }));
+  return rows.map((r) => ({ symbol: r.symbol, sector: r.sector, docText: docTextOf(r) }));
 }
 
 /** Daily closes of `symbols` within [from, to], oldest first, as columns per symbol. */

@@ -1,0 +1,172 @@
+/**
+ * Packed snapshots (snapshot-codec.ts, migration 2026120411): every read gives back exactly the text
+ * the database printed when documents were stored as jsonb (`doc::text`), for real documents of the
+ * pipeline and for arbitrary JSON; stores written before packing keep being read, their rows side by side
+ * with packed ones; on both backends.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { ALL_MIGRATIONS } from '../../app/migrations.js';
+import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
+import { loadSyntheticMarket } from '../../subgraphs/analysis/market-data.js';
+import { analyzeUniverse, loadUniverse } from '../../subgraphs/analysis/pipeline.js';
+import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText, numericText } from '../../subgraphs/analysis/snapshot-codec.js';
+import { SNAPSHOT_DICTIONARY_1 } from '../../subgraphs/analysis/snapshot-dictionary.js';
+import * as store from '../../subgraphs/analysis/store.js';
+import type { Db } from '../../subgraphs/platform/db.js';
+import { migrate } from '../../subgraphs/platform/migrations.js';
+import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
+
+const PACKING = 2026120411;
+const PRODUCED_AT = '2026-10-30T21:00:00.000Z';
+
+/** What the database prints for each JSON text as jsonb: the text readers got before packing. */
+async function jsonbTexts(db: Db, texts: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (let k = 0; k < texts.length; k += 200) {
+    const part = texts.slice(k, k + 200);
+    const [row] = await db.query<Record<string, string>>(`SELECT ${part.map((_, i) => `$${i + 1}::jsonb::text AS t${i}`).join(', ')}`, part);
+    out.push(...part.map((_, i) => row[`t${i}`]));
+  }
+  return out;
+}
+
+/** The old writer: the document as jsonb in `doc`. */
+async function insertJsonbRow(db: Db, symbol: string, date: string, text: string): Promise<void> {
+  await db.query(
+    `INSERT INTO analysis_snapshots (symbol, analysis_date, doc, produced_at, pipeline_version) VALUES ($1, $2::date, $3::jsonb, $4::timestamptz, $5)`,
+    [symbol, date, text, PRODUCED_AT, PIPELINE_VERSION],
+  );
+}
+
+/** snapshotOutputPartsOn as it read a store before packing (jsonb documents only). */
+async function outputPartsBeforePacking(db: Db, date: string): Promise<Array<{ symbol: string; docText: string }>> {
+  const keys = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
+  const rows = await db.query<{ symbol: string; doc: string }>(
+    `SELECT symbol,
+            (SELECT jsonb_object_agg(key, CASE WHEN key IN ('indicators', 'stage_detail') THEN jsonb_build_object('sata_score', value -> 'sata_score') ELSE value END)
+               FROM jsonb_each(doc) WHERE key = ANY($3::text[]))::text AS doc
+       FROM analysis_snapshots
+      WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
+      ORDER BY analysis_date, symbol`,
+    [[date], PIPELINE_VERSION, [...keys, 'indicators', 'stage_detail']],
+  );
+  return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
+}
+
+test('the dictionary of stored format 1 never changes (stored snapshots are read with exactly these bytes)', () => {
+  expect(createHash('sha256').update(SNAPSHOT_DICTIONARY_1).digest('hex')).toBe('b218ca0b111d4e58dd727fc4a557164893ae49648ce1a033f9f3c6be3d819bc7');
+});
+
+test('numbers are written out in full where JavaScript uses an exponent', () => {
+  expect([1e-7, 1.5e-7, -2.5e-10, 1e21, 1.2345e25, 0, -0, 40.2098].map(numericText)).toEqual([
+    '0.0000001',
+    '0.00000015',
+    '-0.00000000025',
+    '1000000000000000000000',
+    '12345000000000000000000000',
+    '0',
+    '0',
+    '40.2098',
+  ]);
+});
+
+describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
+  let t: TestDb;
+  /** Real documents of the pipeline (JSON text as the workers write it), by symbol and date. */
+  let docs: Array<{ symbol: string; date: string; text: string }>;
+
+  beforeAll(async () => {
+    t = await openTestDb(backend);
+    await loadSyntheticMarket(t.db, { seed: 20240614, symbolCount: 12, years: 1, endDate: '2026-10-30', indexSymbol: 'TGMI' });
+    const universe = await loadUniverse(t.db, 'TGMI');
+    const dates = universe.calendar.slice(-3);
+    docs = [];
+    await analyzeUniverse(universe, { from: dates[0], to: dates[2], workers: 0, producedAt: PRODUCED_AT }, async (rows) => {
+      for (const r of rows) docs.push({ symbol: r.symbol, date: r.analysisDate, text: r.doc });
+    });
+  });
+  afterAll(() => t.drop());
+
+  test('every read of real documents gives the text jsonb gave, at about a quarter of its stored size', async () => {
+    const expected = await jsonbTexts(t.db, docs.map((d) => d.text));
+    expect(docs.map((d) => jsonbText(JSON.parse(d.text)))).toEqual(expected);
+    await store.upsertSnapshots(t.db, docs.map((d) => ({ symbol: d.symbol, analysisDate: d.date, doc: d.text, producedAt: PRODUCED_AT, pipelineVersion: PIPELINE_VERSION })));
+
+    const want = new Map(docs.map((d, i) => [`${d.symbol}@${d.date}`, expected[i]]));
+    const dates = [...new Set(docs.map((d) => d.date))].sort();
+    const latest = dates[dates.length - 1];
+    const one = docs[0].symbol;
+    expect((await store.snapshotOn(t.db, one, dates[0]))?.docText).toBe(want.get(`${one}@${dates[0]}`));
+    expect((await store.latestSnapshot(t.db, one))?.docText).toBe(want.get(`${one}@${latest}`));
+    const listed = await store.listSnapshots(t.db, one, { limit: 10 });
+    expect(listed.items.map((s) => s.docText)).toEqual(dates.map((d) => want.get(`${one}@${d}`)));
+    for (const s of await store.latestSnapshots(t.db, [...new Set(docs.map((d) => d.symbol))])) expect(s.docText).toBe(want.get(`${s.symbol}@${latest}`));
+    for (const s of await store.snapshotsOn(t.db, latest)) expect(s.docText).toBe(want.get(`${s.symbol}@${latest}`));
+    const byDate = [...docs].sort((x, y) => x.date.localeCompare(y.date) || (x.symbol < y.symbol ? -1 : 1));
+    expect(await store.snapshotDocsOn(t.db, dates, PIPELINE_VERSION)).toEqual(byDate.map((d) => ({ symbol: d.symbol, docText: want.get(`${d.symbol}@${d.date}`) })));
+
+    // Stored bytes against the same documents stored as jsonb (compressed by the database as it can).
+    await t.db.exec('CREATE TABLE jsonb_docs (doc jsonb)');
+    await t.db.query('INSERT INTO jsonb_docs SELECT d::jsonb FROM unnest($1::text[]) AS d', [expected]);
+    const [size] = await t.db.query<{ packed: number; jsonb: number }>(
+      'SELECT (SELECT sum(pg_column_size(doc_packed))::int FROM analysis_snapshots) AS packed, (SELECT sum(pg_column_size(doc))::int FROM jsonb_docs) AS jsonb',
+    );
+    expect(size.packed).toBeLessThan(size.jsonb / 2.5);
+  });
+
+  test('a store written before packing keeps its jsonb rows readable beside packed ones, and a rewrite packs them', async () => {
+    const old = await openTestDb(backend, { migrate: false });
+    try {
+      await migrate(old.db, ALL_MIGRATIONS.filter((m) => m.version < PACKING));
+      const [a, b] = docs.filter((d) => d.date === docs[0].date);
+      await old.db.query(`INSERT INTO securities (symbol, name, data_source) VALUES ($1, $1, 'synthetic'), ($2, $2, 'synthetic')`, [a.symbol, b.symbol]);
+      await insertJsonbRow(old.db, a.symbol, a.date, a.text);
+      await insertJsonbRow(old.db, b.symbol, b.date, b.text);
+      const [textA, textB] = await jsonbTexts(old.db, [a.text, b.text]);
+      const partsBefore = await outputPartsBeforePacking(old.db, a.date);
+
+      expect((await migrate(old.db, ALL_MIGRATIONS)).applied.map((m) => m.version)).toEqual([PACKING]);
+      expect((await store.snapshotOn(old.db, a.symbol, a.date))?.docText).toBe(textA);
+      // The evidence reads give the same text for a jsonb row and for its packed rewrite.
+      expect(await store.snapshotOutputPartsOn(old.db, [a.date], PIPELINE_VERSION)).toEqual(partsBefore);
+      await store.upsertSnapshots(old.db, [{ symbol: b.symbol, analysisDate: b.date, doc: b.text, producedAt: PRODUCED_AT, pipelineVersion: PIPELINE_VERSION }]);
+      const forms = await old.db.query<{ symbol: string; jsonb: boolean; packed: boolean }>(
+        'SELECT symbol, doc IS NOT NULL AS jsonb, doc_packed IS NOT NULL AS packed FROM analysis_snapshots ORDER BY symbol',
+      );
+      expect(forms).toEqual([a, b].map((d) => ({ symbol: d.symbol, jsonb: d === a, packed: d === b })).sort((x, y) => x.symbol.localeCompare(y.symbol)));
+      expect((await store.snapshotsOn(old.db, a.date)).map((s) => s.docText).sort()).toEqual([textA, textB].sort());
+      expect(await store.snapshotOutputPartsOn(old.db, [a.date], PIPELINE_VERSION)).toEqual(partsBefore);
+      // A row holds exactly one form.
+      await expect(old.db.query(`UPDATE analysis_snapshots SET doc = '{}'::jsonb WHERE symbol = $1`, [b.symbol])).rejects.toThrow(/analysis_snapshots_one_doc/);
+    } finally {
+      await old.drop();
+    }
+  });
+
+  test('arbitrary JSON comes back as the text jsonb prints for it', async () => {
+    const tricky: unknown[] = [
+      { b: 1, a: 2, aa: 3, é: 4, z: 5, '': 6, 'ab\n': 7, '\u{1f600}': 8, 'ｚ': 9, '10': 10, '9': 11 },
+      [1e-7, -1.5e-300, 5e-324, Number.MAX_VALUE, 1e21, 0.1 + 0.2, -0, NaN, Infinity, 123456789012345680000],
+      { s: 'quote " backslash \\ tab \t newline \n bell \u0007 unit \u001f del \u007f é \u2028 \u{1f600}' },
+      { nested: { deep: [[], {}, [{}], null, true, false] }, when: new Date('2026-10-30T00:00:00Z'), gone: undefined, fn: () => 1 },
+    ];
+    const arbitrary = fc.sample(fc.jsonValue({ maxDepth: 3 }), { seed: 42, numRuns: 300 });
+    const values = [...tricky, ...arbitrary];
+    const expected = await jsonbTexts(t.db, values.map((v) => JSON.stringify(v) ?? 'null'));
+    expect(values.map((v) => jsonbText(v))).toEqual(expected);
+    // Documents are objects; a string given to the packer is JSON text.
+    const documents = values.map((value) => ({ value }));
+    const expectedDocs = await jsonbTexts(t.db, documents.map((d) => JSON.stringify(d)));
+    expect(documents.map((d) => decodeSnapshotDoc(encodeSnapshotDoc(d)))).toEqual(expectedDocs);
+    expect(documents.map((d) => decodeSnapshotDoc(encodeSnapshotDoc(JSON.stringify(d))))).toEqual(expectedDocs);
+  });
+
+  test('text jsonb refuses is refused before it is stored', async () => {
+    for (const bad of ['nul \u0000 here', 'lone \ud800 high', 'lone \udc00 low']) {
+      await expect(jsonbTexts(t.db, [JSON.stringify({ bad })])).rejects.toThrow();
+      expect(() => encodeSnapshotDoc({ bad })).toThrow();
+    }
+    expect(() => encodeSnapshotDoc('{not json')).toThrow(SyntaxError);
+  });
+});
