@@ -564,3 +564,82 @@ describe('specific behaviour', () => {
     expect(() => atr(close, close, close.subarray(1))).toThrow(RangeError);
   });
 });
+
+describe('single-pass kernels keep the arithmetic they replace', () => {
+  /** TA-Lib's RSI loop as written in its C source (ta_RSI.c): the gain or the loss grows, by a branch. */
+  function rsiWithBranches(x: Float64Array, p: number): Float64Array {
+    const out = new Float64Array(x.length).fill(NaN);
+    if (x.length <= p) return out;
+    let gain = 0;
+    let loss = 0;
+    for (let i = 1; i <= p; i++) {
+      const change = x[i] - x[i - 1];
+      if (change < 0) loss -= change;
+      else gain += change;
+    }
+    gain /= p;
+    loss /= p;
+    const value = () => (gain + loss > -1e-14 && gain + loss < 1e-14 ? 0 : 100 * (gain / (gain + loss)));
+    out[p] = value();
+    for (let i = p + 1; i < x.length; i++) {
+      const change = x[i] - x[i - 1];
+      gain *= p - 1;
+      loss *= p - 1;
+      if (change < 0) loss -= change;
+      else gain += change;
+      gain /= p;
+      loss /= p;
+      out[i] = value();
+    }
+    return out;
+  }
+
+  const sameBits = (a: Float64Array, b: Float64Array, label: string) => {
+    expect({ label, length: a.length }).toEqual({ label, length: b.length });
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) throw new Error(`${label}: differs at ${i}: ${a[i]} vs ${b[i]}`);
+  };
+
+  it("RSI's branch-free averages are TA-Lib's branches bit for bit (rises, falls, no change, a NaN)", () => {
+    const withNaN = SERIES[1].close.slice();
+    withNaN[250] = NaN;
+    for (const [name, x] of [...SERIES.map((s) => [s.name, s.close] as const), ['NaN at 250', withNaN] as const]) {
+      for (const p of [2, 14, 30]) sameBits(rsi(x, p), rsiWithBranches(x, p), `${name} rsi ${p}`);
+    }
+    const r = rsi(withNaN, 14);
+    expect(Number.isNaN(r[249])).toBe(false);
+    for (let i = 250; i < r.length; i++) expect(r[i]).toBeNaN();
+  });
+
+  it("Bollinger's one pass gives the SMA as middle band and middle +/- STDDEV as bands, bit for bit", () => {
+    for (const s of SERIES) {
+      for (const [p, d] of [[1, 2], [2, 2], [5, 1.5], [20, 2], [50, 3]]) {
+        const b = bollinger(s.close, p, d);
+        const m = sma(s.close, p);
+        const sd = stddev(s.close, p, d);
+        sameBits(b.middle, m, `${s.name} ${p} middle`);
+        sameBits(b.upper, m.map((v, i) => v + sd[i]), `${s.name} ${p} upper`);
+        sameBits(b.lower, m.map((v, i) => v - sd[i]), `${s.name} ${p} lower`);
+      }
+    }
+  });
+
+  it('Bollinger bandwidth is computed when first read, then kept, and is an ordinary enumerable field', () => {
+    const b = bollinger(SERIES[0].close, 20, 2);
+    expect(Object.getOwnPropertyDescriptor(b, 'bandwidth')?.get).toBeDefined();
+    const first = b.bandwidth;
+    expect(b.bandwidth).toBe(first);
+    expect(Object.keys(b).sort()).toEqual(['bandwidth', 'lower', 'middle', 'upper']);
+    expect({ ...b }.bandwidth).toBe(first);
+  });
+
+  it('the deviation is right across its re-summation blocks, whatever the series length', () => {
+    const { close, level } = SERIES[2];
+    for (const p of [2, 3, 20]) {
+      for (let n = p - 1; n <= 4 * (p + 1) + p; n++) {
+        const c = close.subarray(0, n);
+        expectClose(stddev(c, p), refStddev(c, p), level, `stddev ${p} on ${n} bars`);
+        expectClose(bollinger(c, p, 2).upper, refBollinger(c, p, 2).upper, level, `bollinger ${p} on ${n} bars`);
+      }
+    }
+  });
+});
