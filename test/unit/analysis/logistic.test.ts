@@ -4,8 +4,12 @@ import {
   modelFromJson,
   modelToJson,
   predictProbability,
+  fitWalkForward,
+  planWalkForward,
   rocAuc,
   walkForward,
+  walkForwardFitCounts,
+  walkForwardFolds,
   type Dataset,
   type LogisticModel,
   type LogisticModelJson,
@@ -602,5 +606,27 @@ describe('walk-forward result', () => {
     const result: WalkForwardResult = walkForward(data, { firstTestTime: 50, foldLength: 10, embargo: 2, lastTime: 99 });
     expect(structuredClone(result)).toEqual(result);
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
+  });
+});
+
+describe('walk-forward plan and fits in any order', () => {
+  const data = simulate({ seed: 47, n: 300 * 12, coefficients: [0.9, -0.6, 0.4], intercept: -0.2, times: 300 });
+  const options: WalkForwardOptions = { firstTestTime: 80, foldLength: 25, embargo: 4, lastTime: 320, maxTrainSamples: 1500 };
+
+  it('orders samples by time, ties by index, whatever the spread of the times', () => {
+    const reference = (time: Int32Array) => Int32Array.from({ length: time.length }, (_, i) => i).sort((a, b) => time[a] - time[b] || a - b);
+    expect(planWalkForward(data, options).order).toEqual(reference(data.time));
+    // Times far apart (a comparison sort), and negative ones.
+    const wide = { ...data, time: Int32Array.from(data.time, (t, i) => (i % 3 === 0 ? t * 1_000_000 : -t)) };
+    expect(planWalkForward(wide, options).order).toEqual(reference(wide.time));
+  });
+
+  it('gives walkForward\'s folds, bit for bit, when the fits are made in reverse order', () => {
+    const plan = planWalkForward(data, options);
+    const counts = walkForwardFitCounts(plan, false);
+    expect(counts.length).toBeGreaterThan(3);
+    const fits = new Map([...counts].reverse().map((count) => [count, fitWalkForward(data, plan, count)] as const));
+    const { folds, oos, predictions } = walkForward(data, options);
+    expect(JSON.stringify(walkForwardFolds(data, plan, fits))).toBe(JSON.stringify({ folds, oos, predictions }));
   });
 });
