@@ -61,18 +61,20 @@ async function main(): Promise<void> {
   const demoBar = lazyBar(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`, 'demo market', 'symbols');
   // The gateway in its own thread starts once the subgraphs listen (it is given where they do).
   const gatewayThread = origins.includes('gateway') && config.gateway.thread;
-  platform = await startPlatform(config, gatewayThread ? origins.filter((o) => o !== 'gateway') : origins, {
+  const running = await startPlatform(config, gatewayThread ? origins.filter((o) => o !== 'gateway') : origins, {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
     onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
     onDemoProgress: demoBar,
   });
-  if (stopping) return shutDown(platform);
-  const urls = { ...platform.urls };
+  if (stopping) return shutDown(running);
+  const urls = { ...running.urls };
   if (gatewayThread) {
-    const running = platform;
+    // A Ctrl-C while the thread starts is acted on once it has (platform is set after it).
     try {
-      gateway = await startGatewayThread(withLocalSubgraphs(config, platform.urls), (reason) => {
+      gateway = await startGatewayThread(withLocalSubgraphs(config, running.urls), (reason) => {
+        if (stopping) return;
+        stopping = true;
         console.error(`tradegraph: the gateway thread stopped unexpectedly: ${reason}`);
         console.error('Stopping the other origins (a platform without its gateway is not left running).');
         shutDown(running, undefined, 1);
@@ -82,8 +84,9 @@ async function main(): Promise<void> {
       throw err;
     }
     urls.gateway = gateway.url;
-    if (stopping) return shutDown(platform, gateway);
+    if (stopping) return shutDown(running, gateway);
   }
+  platform = running;
   if (platform.demo) {
     console.log(`Demo market loaded: ${platform.demo.securities} securities, ${platform.demo.bars} bars, ${platform.demo.firstDate}..${platform.demo.lastDate} (synthetic)`);
   }
