@@ -327,10 +327,17 @@ class Harness {
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString();
     });
-    this.child.on('exit', () => {
+    const ended = (why: string) => {
       this.exited = true;
-      this.waiting?.(`error harness exited: ${this.stderr.trim()}`);
+      this.waiting?.(`error harness ${why}: ${this.stderr.trim()}`);
+    };
+    this.child.on('error', (err) => {
+      this.stderr += String(err);
+      ended('failed');
     });
+    this.child.on('exit', () => ended('exited'));
+    // A write to a harness that has gone is reported by the exit above.
+    this.child.stdin.on('error', () => {});
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       if (this.waiting) {
         const w = this.waiting;
