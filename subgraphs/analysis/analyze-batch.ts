@@ -16,7 +16,7 @@
  * on samples in shared memory) and the models' records (`record`: one out-of-sample record).
  */
 import type { RegimeDetail } from './engine/document.js';
-import { FEATURE_COUNT, labelledSamples, type SampleSet } from './engine/features.js';
+import { FEATURE_COUNT, labelledSamples, labelledSamplesInto, type SampleSet } from './engine/features.js';
 import type { WalkForwardFit } from './engine/logistic.js';
 import type { BarSeries, SecurityRecord } from './engine/market-types.js';
 import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/prepared.js';
@@ -52,6 +52,11 @@ export interface PackedUniverse {
   calendar: string[];
   /** Index close per calendar position; NaN where the index has no bar. */
   indexClose: Float64Array;
+  /**
+   * Where packed symbols' samples go (shared memory): symbol by symbol from each one's `sampleAt`, with
+   * room for sampleCapacity of its bars; the pipeline closes the gaps once every batch is done.
+   */
+  samples: SampleSet;
 }
 
 /** A symbol's bars in transferable form. */
@@ -61,15 +66,17 @@ export interface PackedSymbol {
   dataSource: SecurityRecord['dataSource'];
   /** Calendar position of each bar. */
   time: Int32Array;
+  /** First sample of the symbol in the universe's shared samples. */
+  sampleAt: number;
   /** open, high, low, close and volume, each `time.length` long, one after the other. */
   columns: Float64Array;
 }
 
-export function packUniverse(calendar: readonly string[], index: { dates: readonly string[]; close: Float64Array }): PackedUniverse {
+export function packUniverse(calendar: readonly string[], index: { dates: readonly string[]; close: Float64Array }, samples: SampleSet): PackedUniverse {
   const indexClose = new Float64Array(calendar.length).fill(NaN);
   const time = calendarPositions(calendar, index.dates);
   for (let i = 0; i < time.length; i++) if (time[i] >= 0) indexClose[time[i]] = index.close[i];
-  return { calendar: [...calendar], indexClose };
+  return { calendar: [...calendar], indexClose, samples };
 }
 
 /** Calendar position of each of `dates` (sorted, like the calendar); -1 for a date the calendar lacks. */
@@ -84,7 +91,7 @@ function calendarPositions(calendar: readonly string[], dates: readonly string[]
   return time;
 }
 
-export function packSymbol(security: Pick<SecurityRecord, 'symbol' | 'sector' | 'dataSource'>, bars: BarSeries, calendar: readonly string[]): PackedSymbol {
+export function packSymbol(security: Pick<SecurityRecord, 'symbol' | 'sector' | 'dataSource'>, bars: BarSeries, calendar: readonly string[], sampleAt: number): PackedSymbol {
   const n = bars.dates.length;
   const columns = new Float64Array(5 * n);
   columns.set(bars.open, 0);
@@ -92,7 +99,7 @@ export function packSymbol(security: Pick<SecurityRecord, 'symbol' | 'sector' | 
   columns.set(bars.low, 2 * n);
   columns.set(bars.close, 3 * n);
   columns.set(bars.volume, 4 * n);
-  return { symbol: security.symbol, sector: security.sector, dataSource: security.dataSource, time: calendarPositions(calendar, bars.dates), columns };
+  return { symbol: security.symbol, sector: security.sector, dataSource: security.dataSource, time: calendarPositions(calendar, bars.dates), sampleAt, columns };
 }
 
 /** The engine's input of a packed symbol: its bars, and the index aligned to its dates (forward-filled). */
@@ -154,30 +161,37 @@ export class AnalysisBatch {
     this.universe = u;
   }
 
+  /** Prepares packed symbols; their samples go to the universe's shared samples. */
   addPacked(symbols: readonly PackedSymbol[]): void {
     const u = this.universe;
     if (u === null) throw new Error('the universe is not set');
-    this.add(symbols.map((p) => unpackSymbol(p, u)));
+    for (const packed of symbols) {
+      const p = this.prepare(unpackSymbol(packed, u));
+      this.counts.push(p === null ? 0 : labelledSamplesInto(p, u.samples, packed.sampleAt));
+    }
   }
 
   /** Prepares symbols, counts their stage transitions and collects their samples (pass 1, in parts). */
   add(inputs: readonly SymbolInput[]): void {
     for (const input of inputs) {
-      if (input.bars.close.length < MIN_BARS) {
-        this.counts.push(0);
-        continue;
-      }
-      const p = prepareSymbol(input);
-      this.prepared.push(p);
-      const lastDate = p.input.bars.dates[p.input.bars.dates.length - 1];
-      this.table.add(p.weekly, p.stages, { lastWeekComplete: isWeekComplete(lastDate, null) });
-      const samples = labelledSamples(p);
-      this.parts.push(samples);
-      this.counts.push(samples.n);
+      const p = this.prepare(input);
+      const samples = p === null ? null : labelledSamples(p);
+      if (samples !== null) this.parts.push(samples);
+      this.counts.push(samples?.n ?? 0);
     }
   }
 
-  /** The load pass's result over every symbol added. */
+  /** The prepared series of a symbol with enough bars (kept for pass 2), its transitions counted; else null. */
+  private prepare(input: SymbolInput): PreparedSymbol | null {
+    if (input.bars.close.length < MIN_BARS) return null;
+    const p = prepareSymbol(input);
+    this.prepared.push(p);
+    const lastDate = p.input.bars.dates[p.input.bars.dates.length - 1];
+    this.table.add(p.weekly, p.stages, { lastWeekComplete: isWeekComplete(lastDate, null) });
+    return p;
+  }
+
+  /** The load pass's result over every symbol added (the samples of packed symbols are in the universe's). */
   finish(): LoadResult {
     const samples = concatSamples(this.parts);
     this.parts = [];

@@ -39,7 +39,7 @@ import { toSeries, type BarSeries, type SecurityRecord } from './engine/market-t
 import type { SymbolInput } from './engine/prepared.js';
 import { unionCalendar } from './engine/evidence/forward.js';
 import { marketRegime } from './engine/regime.js';
-import { FEATURE_COUNT, type SampleSet } from './engine/features.js';
+import { FEATURE_COUNT, sampleCapacity, type SampleSet } from './engine/features.js';
 import type { WalkForwardFit } from './engine/logistic.js';
 import {
   assembleSignalModel,
@@ -187,8 +187,8 @@ export function equalWeightIndex(symbol: string, calendar: readonly string[], me
 
 /** Symbol inputs: each equity with the index aligned to its dates (forward-filled) and its calendar times. */
 export function symbolInputs(u: Universe): SymbolInput[] {
-  const universe = packUniverse(u.calendar, u.index.bars);
-  return u.equities.map(({ security, bars }) => unpackSymbol(packSymbol(security, bars, u.calendar), universe));
+  const universe = packUniverse(u.calendar, u.index.bars, { n: 0, x: new Float64Array(0), y: new Uint8Array(0), time: new Int32Array(0) });
+  return u.equities.map(({ security, bars }) => unpackSymbol(packSymbol(security, bars, u.calendar, 0), universe));
 }
 
 /**
@@ -331,30 +331,37 @@ function shared<A extends Float64Array | Int32Array | Uint8Array>(Kind: { new (b
 }
 
 /**
- * The samples of every batch, in shared memory and in universe order whatever the number of batches (so
- * the trained model does not depend on it): symbol k of the universe went to batch k % batches.
+ * Room for every equity's samples in shared memory, in universe order: equity k's from `at[k]` on, as many
+ * as its bars can give (so the batches write them where they belong, whichever batch prepares it).
  */
-function sharedSamples(loaded: readonly LoadResult[]): SampleSet {
-  const batches = loaded.length;
-  const n = loaded.reduce((s, l) => s + l.samples.n, 0);
-  const x = shared(Float64Array, n * FEATURE_COUNT);
-  const y = shared(Uint8Array, n);
-  const time = shared(Int32Array, n);
-  const read = new Int32Array(batches);
-  const symbols = loaded.reduce((s, l) => s + l.sampleCounts.length, 0);
-  let at = 0;
-  for (let k = 0; k < symbols; k++) {
-    const b = k % batches;
-    const l = loaded[b];
-    const count = l.sampleCounts[Math.floor(k / batches)];
-    const from = read[b];
-    x.set(l.samples.x.subarray(from * FEATURE_COUNT, (from + count) * FEATURE_COUNT), at * FEATURE_COUNT);
-    y.set(l.samples.y.subarray(from, from + count), at);
-    time.set(l.samples.time.subarray(from, from + count), at);
-    read[b] += count;
-    at += count;
+function sampleRoom(u: Universe): { at: number[]; samples: SampleSet } {
+  const at: number[] = [];
+  let n = 0;
+  for (const { bars } of u.equities) {
+    at.push(n);
+    if (bars.dates.length >= MIN_BARS) n += sampleCapacity(bars.dates.length);
   }
-  return { n, x, y, time };
+  return { at, samples: { n, x: shared(Float64Array, n * FEATURE_COUNT), y: shared(Uint8Array, n), time: shared(Int32Array, n) } };
+}
+
+/**
+ * The samples in universe order without the gaps a symbol leaves when it gives fewer samples than its
+ * room (so the trained model does not depend on the number of batches): equity k went to batch k % batches.
+ */
+function closeGaps(room: { at: number[]; samples: SampleSet }, loaded: readonly LoadResult[]): SampleSet {
+  const { x, y, time } = room.samples;
+  const batches = loaded.length;
+  let n = 0;
+  room.at.forEach((from, k) => {
+    const count = loaded[k % batches].sampleCounts[Math.floor(k / batches)];
+    if (from !== n && count > 0) {
+      x.copyWithin(n * FEATURE_COUNT, from * FEATURE_COUNT, (from + count) * FEATURE_COUNT);
+      y.copyWithin(n, from, from + count);
+      time.copyWithin(n, from, from + count);
+    }
+    n += count;
+  });
+  return { n, x: x.subarray(0, n * FEATURE_COUNT), y: y.subarray(0, n), time: time.subarray(0, n) };
 }
 
 /**
@@ -412,14 +419,15 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     progress?.('prepare', 0, total);
     // Symbols are dealt round-robin (symbol k to batch k % batches) in packed chunks, transferred: the
     // batches prepare one chunk while this thread packs the next.
-    const universe = packUniverse(u.calendar, u.index.bars);
+    const room = sampleRoom(u);
+    const universe = packUniverse(u.calendar, u.index.bars, room.samples);
     for (const r of runners) r.post({ type: 'universe', universe });
     const step = PACK_CHUNK * runners.length;
     for (let start = 0; start < total; start += step) {
       runners.forEach((r, k) => {
         const symbols: PackedSymbol[] = [];
         for (let i = start + k; i < Math.min(start + step, total); i += runners.length) {
-          symbols.push(packSymbol(u.equities[i].security, u.equities[i].bars, u.calendar));
+          symbols.push(packSymbol(u.equities[i].security, u.equities[i].bars, u.calendar, room.at[i]));
         }
         if (symbols.length > 0) r.post({ type: 'add', symbols }, symbols.flatMap((p) => [p.time.buffer as ArrayBuffer, p.columns.buffer as ArrayBuffer]));
       });
@@ -438,7 +446,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
     const c1 = process.cpuUsage();
     // Records (with their bootstrap) only for the windows that serve a requested date.
     const servedTimes = dates.map((d) => indexOfSorted(u.calendar, d));
-    const training = trainInParallel(runners, sharedSamples(loaded), u.calendar, servedTimes);
+    const training = trainInParallel(runners, closeGaps(room, loaded), u.calendar, servedTimes);
     // The rest of the universe state is this thread's while the batches train.
     const table = new TransitionTable();
     for (const l of loaded) table.merge(l.transitions);

@@ -98,16 +98,29 @@ export interface SampleSet {
   time: Int32Array;
 }
 
+/** Most samples labelledSamples can give a symbol of `bars` bars. */
+export function sampleCapacity(bars: number): number {
+  return Math.max(0, Math.floor((bars - 1 - HORIZON_DAYS - FEATURE_WARMUP) / SAMPLE_STRIDE) + 1);
+}
+
 /** Labelled training samples of one symbol: every SAMPLE_STRIDE-th day with features and a known label. */
 export function labelledSamples(p: PreparedSymbol): SampleSet {
+  const capacity = sampleCapacity(p.input.bars.close.length);
+  const out: SampleSet = { n: 0, x: new Float64Array(capacity * FEATURE_COUNT), y: new Uint8Array(capacity), time: new Int32Array(capacity) };
+  const n = labelledSamplesInto(p, out, 0);
+  return { n, x: out.x.subarray(0, n * FEATURE_COUNT), y: out.y.subarray(0, n), time: out.time.subarray(0, n) };
+}
+
+/**
+ * The same samples written into `out` from sample `at` on (room for sampleCapacity of the symbol's bars);
+ * returns how many were written.
+ */
+export function labelledSamplesInto(p: PreparedSymbol, out: SampleSet, at: number): number {
   const c = p.input.bars.close;
   const bench = p.input.benchmark;
   const last = c.length - 1 - HORIZON_DAYS;
-  const capacity = Math.max(0, Math.floor((last - FEATURE_WARMUP) / SAMPLE_STRIDE) + 1);
-  const x = new Float64Array(capacity * FEATURE_COUNT);
-  const y = new Uint8Array(capacity);
-  const time = new Int32Array(capacity);
-  let n = 0;
+  const { x, y, time } = out;
+  let n = at;
   for (let t = FEATURE_WARMUP; t <= last; t += SAMPLE_STRIDE) {
     if (!featuresAt(p, t, x, n * FEATURE_COUNT)) continue;
     const fwd = log(c[t + HORIZON_DAYS] / c[t]);
@@ -120,5 +133,5 @@ export function labelledSamples(p: PreparedSymbol): SampleSet {
     time[n] = p.input.time[t + HORIZON_DAYS] - HORIZON_DAYS;
     n++;
   }
-  return { n, x: x.subarray(0, n * FEATURE_COUNT), y: y.subarray(0, n), time: time.subarray(0, n) };
+  return n - at;
 }

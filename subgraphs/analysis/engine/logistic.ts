@@ -208,6 +208,16 @@ function timeOrder(time: Int32Array): Int32Array {
 export interface WalkForwardFit {
   model: LogisticModel;
   trainSamples: number;
+  /** When asked for, the tests of the plan's folds that use this fit (fold index into plan.folds). */
+  tests?: Array<{ fold: number } & FoldTest>;
+}
+
+/** One fold's out-of-sample test: the probability of each sample of its window, in time order, and its figures. */
+export interface FoldTest {
+  probability: Float64Array;
+  correct: number;
+  /** ROC AUC of the window; null without test samples or when a class is missing. */
+  auc: number | null;
 }
 
 /** The distinct training counts the plan's folds (and, with `final`, its final model) need fitted, in fold order. */
@@ -218,19 +228,51 @@ export function walkForwardFitCounts(plan: WalkForwardPlan, final: boolean): num
   return [...counts];
 }
 
-/** The model fitted on the first `count` samples in time order (evenly subsampled down to maxTrainSamples). */
-export function fitWalkForward(data: Dataset, plan: WalkForwardPlan, count: number): WalkForwardFit {
+/**
+ * The model fitted on the first `count` samples in time order (evenly subsampled down to maxTrainSamples);
+ * with `test`, also the tests of the folds it serves, so that they are made where the model is.
+ */
+export function fitWalkForward(data: Dataset, plan: WalkForwardPlan, count: number, test = false): WalkForwardFit {
   const rows = trainingRows(plan.order, count, plan.maxTrainSamples);
-  return { model: rows.length === 0 ? untrainedModel(data.d) : fitLogistic(data, rows, plan.fit), trainSamples: rows.length };
+  const model = rows.length === 0 ? untrainedModel(data.d) : fitLogistic(data, rows, plan.fit);
+  const fit: WalkForwardFit = { model, trainSamples: rows.length };
+  if (test && rows.length > 0) {
+    fit.tests = [];
+    plan.folds.forEach((f, fold) => {
+      if (f.trainCount === count) fit.tests?.push({ fold, ...testWalkForwardFold(data, plan, fold, model) });
+    });
+  }
+  return fit;
 }
 
-/** Folds, pooled metrics and predictions of a plan, given the fit of every training count it needs. */
+/** Scores fold `fold`'s test window with `model` (see FoldTest). */
+export function testWalkForwardFold(data: Dataset, plan: WalkForwardPlan, fold: number, model: LogisticModel): FoldTest {
+  const { d, x, y } = data;
+  const { order } = plan;
+  const { testFrom: from, testTo: to } = plan.folds[fold];
+  const probability = new Float64Array(to - from);
+  const labels = new Uint8Array(to - from);
+  let correct = 0;
+  for (let r = from; r < to; r++) {
+    const i = order[r];
+    const prob = predictProbability(model, x, i * d);
+    probability[r - from] = prob;
+    labels[r - from] = y[i];
+    if ((prob >= 0.5 ? 1 : 0) === y[i]) correct++;
+  }
+  return { probability, correct, auc: to > from ? finiteOrNull(rocAuc(probability, labels)) : null };
+}
+
+/**
+ * Folds, pooled metrics and predictions of a plan, given the fit of every training count it needs (with
+ * their tests, or they are made here).
+ */
 export function walkForwardFolds(
   data: Dataset,
   plan: WalkForwardPlan,
   fits: ReadonlyMap<number, WalkForwardFit>,
 ): Pick<WalkForwardResult, 'folds' | 'oos' | 'predictions'> {
-  const { d, x, y } = data;
+  const { y } = data;
   const { order } = plan;
   const fitOf = (count: number) => {
     const fit = fits.get(count);
@@ -242,7 +284,7 @@ export function walkForwardFolds(
   const pooledLabels: number[] = [];
   const pooledSamples: number[] = [];
   let previousCount = -1;
-  for (const f of plan.folds) {
+  plan.folds.forEach((f, k) => {
     const fit = fitOf(f.trainCount);
     // A fold that trains on the same rows as the one before gets its own copy of the model.
     const model = f.trainCount === previousCount ? cloneModel(fit.model) : fit.model;
@@ -250,29 +292,23 @@ export function walkForwardFolds(
     const { trainSamples } = fit;
     const fold: WalkForwardFold = { testStart: f.testStart, testEnd: f.testEnd, trainSamples, testSamples: 0, accuracy: null, auc: null, model };
     if (trainSamples > 0) {
+      const test = fit.tests?.find((t) => t.fold === k) ?? testWalkForwardFold(data, plan, k, fit.model);
       const from = f.testFrom;
       const to = f.testTo;
-      const scores = new Float64Array(to - from);
-      const labels = new Uint8Array(to - from);
-      let correct = 0;
       for (let r = from; r < to; r++) {
         const i = order[r];
-        const prob = predictProbability(model, x, i * d);
-        scores[r - from] = prob;
-        labels[r - from] = y[i];
-        if ((prob >= 0.5 ? 1 : 0) === y[i]) correct++;
-        pooledScores.push(prob);
+        pooledScores.push(test.probability[r - from]);
         pooledLabels.push(y[i]);
         pooledSamples.push(i);
       }
       fold.testSamples = to - from;
       if (to > from) {
-        fold.accuracy = correct / (to - from);
-        fold.auc = finiteOrNull(rocAuc(scores, labels));
+        fold.accuracy = test.correct / (to - from);
+        fold.auc = test.auc;
       }
     }
     folds.push(fold);
-  }
+  });
 
   let pooledCorrect = 0;
   for (let k = 0; k < pooledScores.length; k++) {

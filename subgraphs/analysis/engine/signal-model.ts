@@ -128,9 +128,9 @@ export function planSignalModel(samples: SampleSet, calendar: readonly string[])
   return { walk, firstTestTime, fitCounts: walkForwardFitCounts(walk, false) };
 }
 
-/** One fold's fit: the model on the first `count` samples in time order (see planSignalModel). */
+/** One fold's fit: the model on the first `count` samples in time order (see planSignalModel), with the tests of the folds it serves. */
 export function fitSignalFold(samples: SampleSet, plan: SignalModelPlan, count: number): WalkForwardFit {
-  return fitWalkForward(datasetOf(samples), plan.walk, count);
+  return fitWalkForward(datasetOf(samples), plan.walk, count, true);
 }
 
 /** The scored folds, the out-of-sample prediction history, and the record times the served windows need. */
