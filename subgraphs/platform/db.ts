@@ -50,6 +50,13 @@ export interface Db extends Queryable {
    * writes for lack of space (STORAGE_FULL) until a probe write succeeds again.
    */
   ping(timeoutMs: number): Promise<void>;
+  /**
+   * After a batch of heavy writes: lets the store give back the disk its write-ahead log took. The
+   * embedded store checkpoints (single-user PostgreSQL never does on its own) and deletes the log segments
+   * nothing needs any more; PostgreSQL's own checkpointer does this, so there it does nothing. Optional:
+   * a wrapper without it (a test double) simply skips the step.
+   */
+  checkpoint?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -331,6 +338,29 @@ function processAlive(pid: number): boolean {
 
 const pgliteParsers = Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [Number(oid), fn]));
 
+/** PGlite's own start parameters (single-user mode and its settings), which ours extend. */
+const PGLITE_START_PARAMS: readonly string[] = (PGlite as unknown as { defaultStartParams?: readonly string[] }).defaultStartParams ?? [
+  '--single', '-F', '-O', '-j', '-c', 'search_path=public', '-c', 'exit_on_error=false', '-c', 'log_checkpoints=false',
+  '-c', 'max_worker_processes=0', '-c', 'max_parallel_workers=0', '-c', 'max_parallel_workers_per_gather=0', '-c', 'io_method=sync',
+  '-c', 'max_parallel_maintenance_workers=0',
+];
+
+/**
+ * The embedded engine's write-ahead log settings, given on its command line so they hold from the first
+ * statement (ALTER SYSTEM only takes effect at the next start). PGlite runs PostgreSQL in single-user
+ * mode: no checkpointer, so nothing checkpoints on its own (max_wal_size and min_wal_size play no part)
+ * and the log grows until checkpoint() or the shutdown checkpoint of close(). With wal_recycle off, a
+ * checkpoint deletes the segments it no longer needs instead of keeping up to max_wal_size of them
+ * renamed for reuse, so the log shrinks back to a segment or two.
+ */
+const PGLITE_SETTINGS = ['wal_recycle=off'];
+
+/**
+ * A new store's write-ahead log segments are 1 MB instead of PostgreSQL's 16 MB, so what stays in pg_wal
+ * after a checkpoint is about a megabyte. (Fixed when the store is created: older stores keep theirs.)
+ */
+const PGLITE_INITDB = ['--wal-segsize=1'];
+
 /**
  * Starts the engine on dataDir/pglite (in memory without a data directory). A store that did not exist
  * before and failed to initialise is removed again: the next start initialises it afresh instead of
@@ -341,7 +371,12 @@ async function startEngine(dataDir: string | undefined): Promise<PGlite> {
   const engineDir = path.join(dataDir, 'pglite');
   const fresh = !fs.existsSync(engineDir);
   try {
-    return await PGlite.create({ dataDir: engineDir, parsers: pgliteParsers });
+    return await PGlite.create({
+      dataDir: engineDir,
+      parsers: pgliteParsers,
+      startParams: [...PGLITE_START_PARAMS, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+      initDbStartParams: PGLITE_INITDB,
+    });
   } catch (err) {
     const failure = openFailure(err, dataDir); // before the removal below frees space again
     if (fresh) fs.rmSync(engineDir, { recursive: true, force: true });
@@ -351,6 +386,26 @@ async function startEngine(dataDir: string | undefined): Promise<PGlite> {
 
 /** Shortest interval between two attempts to open a stopped engine again. */
 const REOPEN_INTERVAL_MS = 1000;
+
+/**
+ * Deletes the write-ahead log segments of the current timeline that lie ahead of the one being written:
+ * stores opened before wal_recycle was off kept up to hundreds of megabytes of old segments renamed for
+ * reuse, which no checkpoint removes. The engine creates a segment again when the log reaches it, and
+ * nothing else runs on it meanwhile (single connection, in its turn).
+ */
+async function dropPreallocatedWal(lite: PGlite, walDir: string): Promise<void> {
+  const [{ current }] = (await lite.query<{ current: string }>('SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS current')).rows;
+  const timeline = current.slice(0, 8);
+  let names: string[];
+  try {
+    names = fs.readdirSync(walDir);
+  } catch {
+    return; // not where PGlite keeps it: nothing to tidy
+  }
+  for (const name of names) {
+    if (/^[0-9A-F]{24}$/.test(name) && name.startsWith(timeline) && name > current) fs.rmSync(path.join(walDir, name), { force: true });
+  }
+}
 
 /** Embedded PostgreSQL (WASM) on disk under dataDir (or in memory when dataDir is undefined). */
 export async function openPglite(dataDir: string | undefined, options: { queryTimeoutMs?: number } = {}): Promise<Db> {
@@ -366,13 +421,6 @@ export async function openPglite(dataDir: string | undefined, options: { queryTi
   let lite: PGlite | undefined;
   try {
     lite = await startEngine(dataDir);
-    // An embedded store keeps little write-ahead log: PostgreSQL's default (up to 1 GB of recycled
-    // segments) would more than double the disk a demo store takes after one analysis run.
-    if (dataDir) {
-      await lite.exec("ALTER SYSTEM SET max_wal_size = '64MB'");
-      await lite.exec("ALTER SYSTEM SET min_wal_size = '32MB'");
-      await lite.exec('SELECT pg_reload_conf()');
-    }
   } catch (err) {
     await lite?.close().catch(() => undefined);
     unlock();
@@ -484,6 +532,12 @@ function pgliteDb(started: PGlite, dataDir: string | undefined, unlock: () => vo
       await inTurn(timeoutMs, async (l) => {
         await l.query('SELECT 1');
         await refusal.check(() => probe(l));
+      });
+    },
+    async checkpoint() {
+      await inTurn(deadline, async (l) => {
+        await l.exec('CHECKPOINT');
+        if (dataDir) await dropPreallocatedWal(l, path.join(dataDir, 'pglite', 'pg_wal'));
       });
     },
     async close() {
@@ -642,6 +696,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       await single('SELECT 1', undefined, timeoutMs);
       await refusal.check(() => probe(timeoutMs));
     },
+    async checkpoint() {},
     async close() {
       await pool.end();
     },
@@ -709,5 +764,5 @@ export function offlineDb(): Db {
   const refuse = async (): Promise<never> => {
     throw new Error('offline: no database in this context');
   };
-  return { kind: 'postgres', query: refuse, transaction: refuse, exec: refuse, ping: refuse, close: async () => undefined };
+  return { kind: 'postgres', query: refuse, transaction: refuse, exec: refuse, ping: refuse, checkpoint: refuse, close: async () => undefined };
 }
