@@ -32,6 +32,7 @@ import {
 } from './engine/signal-model.js';
 import { buildDocument, serializeDocument, type UniverseState } from './engine/snapshot.js';
 import { TransitionTable, type TransitionTableJson } from './engine/transitions.js';
+import { encodeSnapshotDoc } from './snapshot-codec.js';
 import { isWeekComplete } from './engine/weekly.js';
 
 /** Fewer bars than this give no document (nothing meaningful can be said about two weeks of prices). */
@@ -140,6 +141,11 @@ export interface AnalyzeContext {
   regimes: Record<string, RegimeDetail | null>;
   /** Symbols to document; null documents every symbol of the batch (all of them shape the context either way). */
   symbols?: string[] | null;
+  /**
+   * Hand over each document in its stored form (encodeSnapshotDoc of its text), encoded here, in the
+   * batch's thread, instead of its text: `doc` is then empty and `packed` holds the bytes.
+   */
+  packed?: boolean;
 }
 
 /** A stored document as JSON text (serialised where it was computed). */
@@ -147,6 +153,8 @@ export interface SnapshotText {
   symbol: string;
   analysisDate: string;
   doc: string;
+  /** The stored form, when the run asked for it (AnalyzeContext.packed); a chunk's rows share one buffer. */
+  packed?: Uint8Array;
 }
 
 export class AnalysisBatch {
@@ -231,17 +239,37 @@ export class AnalysisBatch {
         const i = indexOfSorted(dates, date);
         if (i < MIN_BARS - 1) continue;
         const doc = buildDocument(p, i, universe, context.producedAt);
-        pending.push({ symbol: p.input.symbol, analysisDate: date, doc: serializeDocument(doc) });
+        const text = serializeDocument(doc);
+        pending.push(context.packed ? { symbol: p.input.symbol, analysisDate: date, doc: '', packed: encodeSnapshotDoc(text) } : { symbol: p.input.symbol, analysisDate: date, doc: text });
         count++;
       }
       if (pending.length >= chunk) {
-        emit(pending);
+        emit(context.packed ? oneBuffer(pending) : pending);
         pending = [];
       }
     }
-    if (pending.length > 0) emit(pending);
+    if (pending.length > 0) emit(context.packed ? oneBuffer(pending) : pending);
     return count;
   }
+}
+
+/** The rows with their stored forms copied into one buffer (posted as one transfer, not one copy per row). */
+function oneBuffer(rows: SnapshotText[]): SnapshotText[] {
+  const all = new Uint8Array(rows.reduce((s, r) => s + (r.packed?.length ?? 0), 0));
+  let at = 0;
+  return rows.map((r) => {
+    if (r.packed === undefined) return r;
+    all.set(r.packed, at);
+    at += r.packed.length;
+    return { ...r, packed: all.subarray(at - r.packed.length, at) };
+  });
+}
+
+/** The buffers a chunk of rows holds (to transfer them). */
+export function rowBuffers(rows: readonly SnapshotText[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const r of rows) if (r.packed) buffers.add(r.packed.buffer as ArrayBuffer);
+  return [...buffers];
 }
 
 /** The pipeline's messages to a batch (see analyze-worker.ts). */

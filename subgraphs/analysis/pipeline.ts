@@ -89,6 +89,8 @@ export interface AnalyzeOptions {
   workers?: number;
   producedAt?: string;
   onProgress?: PipelineProgress;
+  /** Documents in their stored form (SnapshotText.packed, encoded in the workers) instead of their text. */
+  packed?: boolean;
   /** Aborting stops the run at the next chunk of documents (runAnalysis then stores nothing). */
   signal?: AbortSignal;
 }
@@ -459,6 +461,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       transitions: table.toJSON(),
       regimes,
       symbols: selected,
+      packed: options.packed,
     };
     const t2 = performance.now();
     const c2 = process.cpuUsage();
@@ -525,10 +528,11 @@ export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeO
   let summary: AnalyzeSummary | undefined;
   await db.transaction(async (tx) => {
     let stored = 0;
-    summary = await analyzeUniverse(universe, { ...options, producedAt }, async (rows) => {
+    // The workers encode the documents' stored form: this thread only sends them.
+    summary = await analyzeUniverse(universe, { ...options, producedAt, packed: true }, async (rows) => {
       await store.upsertSnapshots(
         tx,
-        rows.map((r) => ({ symbol: r.symbol, analysisDate: r.analysisDate, doc: r.doc, producedAt, pipelineVersion: PIPELINE_VERSION })),
+        rows.map((r) => ({ symbol: r.symbol, analysisDate: r.analysisDate, doc: r.packed ? Buffer.from(r.packed.buffer, r.packed.byteOffset, r.packed.byteLength) : r.doc, producedAt, pipelineVersion: PIPELINE_VERSION })),
       );
       stored += rows.length;
       options.onProgress?.('store', stored, stored);

@@ -3,7 +3,8 @@
  * runner the sources run inline): the same universe gives the same documents and the same model with the
  * batches inline, on 1 worker and on 2. With 2 workers the symbols, the walk-forward fold fits and the
  * served models' records are spread over both threads, so this checks that the training shards are combined
- * in a fixed order. Each run also reports every phase's CPU time beside its wall time.
+ * in a fixed order. Each run also reports every phase's CPU time beside its wall time, and documents asked
+ * for in their stored form (encoded in the workers) are the bytes the store makes of their text.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ const PIPELINE_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'pi
 const MARKET_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'engine', 'synthetic-market.js');
 const SIGNAL_MODEL_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'engine', 'signal-model.js');
 const BATCH_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'analyze-batch.js');
+const CODEC_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'snapshot-codec.js');
 
 // 16 symbols x 3 years: the walk-forward has several folds, and a year of weekly dates is served by
 // several of them, each with its own record.
@@ -25,16 +27,19 @@ const { analyzeUniverse, buildUniverse, symbolInputs } = await import(pathToFile
 const { generateSyntheticMarket } = await import(pathToFileURL(${JSON.stringify(MARKET_JS)}).href);
 const { trainSignalModel } = await import(pathToFileURL(${JSON.stringify(SIGNAL_MODEL_JS)}).href);
 const { AnalysisBatch } = await import(pathToFileURL(${JSON.stringify(BATCH_JS)}).href);
+const { encodeSnapshotDoc } = await import(pathToFileURL(${JSON.stringify(CODEC_JS)}).href);
 const market = generateSyntheticMarket({ seed: 11, symbolCount: 16, years: 3, endDate: '2026-10-30', indexSymbol: 'TGMI' });
 const series = new Map();
 for (const s of market.series()) series.set(s.symbol, s);
 const u = buildUniverse(market.securities, series, 'TGMI');
 const from = u.calendar[u.calendar.length - 252];
 const out = {};
+let text = [];
 for (const workers of [0, 1, 2]) {
   const rows = [];
   const summary = await analyzeUniverse(u, { workers, from, every: 'week', producedAt: '2026-11-01T00:00:00.000Z' }, async (chunk) => { rows.push(...chunk); });
   rows.sort((a, b) => (a.symbol + a.analysisDate < b.symbol + b.analysisDate ? -1 : 1));
+  text = rows;
   const docs = createHash('sha256');
   for (const r of rows) docs.update(r.symbol + r.analysisDate + r.doc);
   // The documents quote the model of their date with its record; the first one also names the model's summary.
@@ -42,6 +47,15 @@ for (const workers of [0, 1, 2]) {
   for (const r of rows) models.update(JSON.stringify(JSON.parse(r.doc).signals?.ml ?? null));
   out[workers] = { docs: docs.digest('hex'), models: models.digest('hex'), count: rows.length, workers: summary.workers, model: summary.model, cpu: summary.cpu, timings: summary.timings };
 }
+// The stored form, encoded in the workers: the bytes the store would make of the text.
+const packed = [];
+await analyzeUniverse(u, { workers: 2, from, every: 'week', packed: true, producedAt: '2026-11-01T00:00:00.000Z' }, async (chunk) => { packed.push(...chunk); });
+packed.sort((a, b) => (a.symbol + a.analysisDate < b.symbol + b.analysisDate ? -1 : 1));
+const stored = createHash('sha256');
+for (const r of packed) stored.update(r.symbol + r.analysisDate + r.doc).update(r.packed);
+const expected = createHash('sha256');
+for (const r of text) expected.update(r.symbol + r.analysisDate).update(encodeSnapshotDoc(r.doc));
+out.packed = { count: packed.length, same: stored.digest('hex') === expected.digest('hex') };
 // The engine's own single-threaded training on the same samples, for the model's out-of-sample figures.
 const loaded = new AnalysisBatch().load(symbolInputs(u));
 const engine = trainSignalModel(loaded.samples, u.calendar, [u.calendar.length - 1]);
@@ -66,7 +80,11 @@ it('gives the same documents and model inline, on 1 worker thread and on 2', asy
   const run = await runToExit(process.execPath, [script], { ms: 60_000 }).finally(() => fs.rmSync(dir, { recursive: true, force: true }));
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
-  const out = JSON.parse(run.stdout) as Record<'0' | '1' | '2', Run> & { engineOos: { accuracy: number | null; auc: number | null; samples: number } | null };
+  const out = JSON.parse(run.stdout) as Record<'0' | '1' | '2', Run> & {
+    engineOos: { accuracy: number | null; auc: number | null; samples: number } | null;
+    packed: { count: number; same: boolean };
+  };
+  expect(out.packed).toEqual({ count: out[0].count, same: true });
   expect(out[0].count).toBeGreaterThan(16 * 50);
   expect([out[0].workers, out[1].workers, out[2].workers]).toEqual([0, 1, 2]);
   for (const k of ['1', '2'] as const) {
