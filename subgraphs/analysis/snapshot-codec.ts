@@ -51,61 +51,90 @@ export function decodeSnapshotDoc(bytes: Uint8Array): string {
  * refuses (a \u0000 escape, a lone surrogate) is refused here with the same meaning.
  */
 export function jsonbText(value: unknown): string {
-  const out: string[] = [];
-  if (!write(value, out)) return 'null';
-  return out.join('');
+  return write(value, '') ?? 'null';
 }
 
 type Writable = { toJSON?: (key: string) => unknown };
 
-/** Appends the value's text; false when JSON.stringify would leave it out (undefined, a function, a symbol). */
-function write(input: unknown, out: string[], key = ''): boolean {
+/** The value's text, or undefined where JSON.stringify leaves it out (undefined, a function, a symbol). */
+function write(input: unknown, key: string): string | undefined {
   let value = input;
   if (value !== null && typeof value === 'object' && typeof (value as Writable).toJSON === 'function') value = (value as Writable).toJSON?.(key);
   switch (typeof value) {
     case 'string':
-      out.push(stringText(value));
-      return true;
+      return stringText(value);
     case 'number':
-      out.push(numericText(value));
-      return true;
+      return numericText(value);
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return true;
+      return value ? 'true' : 'false';
     case 'bigint':
       throw new TypeError('Do not know how to serialize a BigInt');
     case 'object':
       break;
     default:
-      return false; // undefined, function, symbol
+      return undefined; // undefined, function, symbol
   }
-  if (value === null) {
-    out.push('null');
-    return true;
-  }
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) return write(value.valueOf(), out);
+  if (value === null) return 'null';
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return write(value.valueOf(), key);
   if (Array.isArray(value)) {
-    out.push('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(', ');
-      if (!write(value[i], out, String(i))) out.push('null');
-    }
-    out.push(']');
-    return true;
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? ', ' : '') + (write(value[i], String(i)) ?? 'null');
+    return `${text}]`;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort(compareKeys);
-  out.push('{');
+  const order = keyOrder(Object.keys(record));
+  let text = '{';
   let first = true;
-  for (const k of keys) {
-    const at = out.length;
-    if (!first) out.push(', ');
-    out.push(stringText(k), ': ');
-    if (write(record[k], out, k)) first = false;
-    else out.length = at; // left out, as JSON.stringify leaves it out
+  for (let i = 0; i < order.keys.length; i++) {
+    const k = order.keys[i];
+    const item = write(record[k], k);
+    if (item === undefined) continue; // left out, as JSON.stringify leaves it out
+    text += (first ? '' : ', ') + order.prefixes[i] + item;
+    first = false;
   }
-  out.push('}');
-  return true;
+  return `${text}}`;
+}
+
+/** An object shape's keys in jsonb order, each with its printed prefix (`"key": `). */
+interface KeyOrder {
+  keys: string[];
+  prefixes: string[];
+}
+
+/**
+ * Documents repeat a few dozen object shapes: each shape's key order is worked out once and found again
+ * by walking its keys, in the object's own order, down a tree of maps (no string is built per object).
+ */
+interface ShapeNode {
+  next: Map<string, ShapeNode>;
+  order?: KeyOrder;
+}
+let shapes: ShapeNode = { next: new Map() };
+let shapeCount = 0;
+const SHAPES_KEPT = 4096;
+
+function keyOrder(keys: string[]): KeyOrder {
+  let node = shapes;
+  for (const key of keys) {
+    let child = node.next.get(key);
+    if (!child) {
+      child = { next: new Map() };
+      node.next.set(key, child);
+    }
+    node = child;
+  }
+  if (!node.order) {
+    const sorted = [...keys].sort(compareKeys);
+    const order = { keys: sorted, prefixes: sorted.map((k) => `${stringText(k)}: `) };
+    if (++shapeCount > SHAPES_KEPT) {
+      // Arbitrary JSON with ever new keys: start over rather than grow without bound.
+      shapes = { next: new Map() };
+      shapeCount = 0;
+      return order;
+    }
+    node.order = order;
+  }
+  return node.order;
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
@@ -121,12 +150,15 @@ function compareKeys(a: string, b: string): number {
   return ba.length !== bb.length ? ba.length - bb.length : Buffer.compare(ba, bb);
 }
 
-const REFUSED = /[\u0000\ud800-\udfff]/;
-
-/** JSON.stringify's escaping is jsonb's (\", \\, \b \f \n \r \t, other controls as \u00xx). */
+/**
+ * JSON.stringify's escaping is jsonb's (\", \\, \b \f \n \r \t, other controls as \u00xx). It writes
+ * \u0000 and lone surrogates as \u escapes too, which jsonb refuses: those are looked for only when a \u
+ * escape appears.
+ */
 function stringText(s: string): string {
-  if (REFUSED.test(s)) refuseString(s);
-  return JSON.stringify(s);
+  const text = JSON.stringify(s);
+  if (text.includes('\\u')) refuseString(s);
+  return text;
 }
 
 /** jsonb cannot hold \u0000 nor a surrogate that is not half of a pair: the database refused them. */

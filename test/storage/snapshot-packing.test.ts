@@ -150,6 +150,9 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
       [1e-7, -1.5e-300, 5e-324, Number.MAX_VALUE, 1e21, 0.1 + 0.2, -0, NaN, Infinity, 123456789012345680000],
       { s: 'quote " backslash \\ tab \t newline \n bell \u0007 unit \u001f del \u007f é \u2028 \u{1f600}' },
       { nested: { deep: [[], {}, [{}], null, true, false] }, when: new Date('2026-10-30T00:00:00Z'), gone: undefined, fn: () => 1 },
+      // One shape in two key orders, and a shape that is a prefix of another.
+      [{ a: 1, bb: 2, c: 3 }, { c: 4, bb: 5, a: 6 }, { a: 7, bb: 8 }, { a: 9, bb: 10, c: 11, d: 12 }],
+      { escaped: 'a backslash before u: \\u0041 and \\ud800' },
     ];
     const arbitrary = fc.sample(fc.jsonValue({ maxDepth: 3 }), { seed: 42, numRuns: 300 });
     const values = [...tricky, ...arbitrary];
