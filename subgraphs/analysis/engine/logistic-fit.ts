@@ -74,8 +74,12 @@ export function fitLogistic(data: Dataset, rows?: Int32Array, options: FitOption
   }
   if (m === 0) return untrainedModel(d);
 
-  const { means, scales } = standardisation(x, d, rowList);
-  const z = standardise(x, d, rowList, means, scales);
+  // The training rows, copied once into one contiguous block (rows strided through a large sample set
+  // would otherwise be fetched from memory three times), then standardised in place.
+  const z = gather(x, d, rowList);
+  const contiguous = allRows(m);
+  const { means, scales } = standardisation(z, d, contiguous);
+  standardiseInPlace(z, d, means, scales);
   const labels = new Uint8Array(m);
   let positives = 0;
   for (let r = 0; r < m; r++) {
@@ -152,18 +156,25 @@ function standardisation(x: Float64Array, d: number, rows: Int32Array): { means:
   return { means, scales };
 }
 
-/** Row-major m x d matrix of standardised training features; missing values become 0 (the mean). */
-function standardise(x: Float64Array, d: number, rows: Int32Array, means: Float64Array, scales: Float64Array): Float64Array {
+/** Row-major m x d copy of the rows' features. */
+function gather(x: Float64Array, d: number, rows: Int32Array): Float64Array {
   const m = rows.length;
-  const z = new Float64Array(m * d);
-  for (let r = 0, out = 0; r < m; r++) {
+  const out = new Float64Array(m * d);
+  for (let r = 0, at = 0; r < m; r++) {
     const base = rows[r] * d;
+    for (let j = 0; j < d; j++) out[at++] = x[base + j];
+  }
+  return out;
+}
+
+/** Standardises a row-major matrix of training features in place; missing values become 0 (the mean). */
+function standardiseInPlace(z: Float64Array, d: number, means: Float64Array, scales: Float64Array): void {
+  for (let out = 0; out < z.length; ) {
     for (let j = 0; j < d; j++, out++) {
-      const v = x[base + j];
+      const v = z[out];
       z[out] = isFiniteValue(v) ? (v - means[j]) / scales[j] : 0;
     }
   }
-  return z;
 }
 
 /**
