@@ -95,7 +95,10 @@ async function inProcess(): Promise<void> {
     LOG_LEVEL: 'silent',
   });
   console.log(`\n1. in process: both gateways and the subgraphs in this process, the security page`);
-  const platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway']);
+  const platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway']).catch((err: unknown) => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  });
   const auth = resolvePartnerAuth(config);
   const token = await mintPartnerToken({ secret: auth.hs256Secret as string, issuer: auth.issuer, audience: auth.audiences.analysis, subject: 'bench' });
   const stock = await startStockGateway({
