@@ -17,8 +17,10 @@ import { runAnalysis, sampleDates, type AnalyzeOptions, type AnalyzeSummary } fr
 import * as analysisStore from '../subgraphs/analysis/store.js';
 import { MIN_BARS } from '../subgraphs/analysis/analyze-batch.js';
 import { PIPELINE_VERSION } from '../subgraphs/analysis/engine/document.js';
-import { refreshEvidenceTables } from '../subgraphs/analysis/evidence-states.js';
-import { refreshCandidateOdds } from '../subgraphs/allocation/kelly-odds-store.js';
+import { computeEvidenceTables, planEvidenceTables, presenceOnly, stateOutputs, storeEvidenceTables, type StateOutputs } from '../subgraphs/analysis/evidence-states.js';
+import { loadEquities, readDocuments } from '../subgraphs/analysis/evidence-load.js';
+import { computeCandidateOdds, planCandidateOdds, storeCandidateOdds, tradeCandidate } from '../subgraphs/allocation/kelly-odds-store.js';
+import type { Candidate } from '../subgraphs/allocation/engine/types.js';
 
 /**
  * The sampled dates of the whole calendar that have no snapshot of the current pipeline version yet, oldest
@@ -82,13 +84,47 @@ export interface EvidenceRefresh {
 }
 
 /**
- * Computes every missing evidence table and candidate-odds table of the current pipeline version. Each
- * of the two is one computation (seconds to a minute on a large history); an abort between them skips
- * the second (a later start or evaluate computes what is missing).
+ * Computes every missing evidence table and candidate-odds table of the current pipeline version. Both
+ * measurements are planned first (which as-of dates are missing, which snapshot dates they need); then the
+ * equities' bars are loaded once and every needed document is read and parsed once, reduced to what each
+ * measurement needs (its state outputs, its trade); then the evidence tables are computed and stored, and
+ * the Kelly odds tables. An abort after the tables skips the odds (a later start or evaluate computes what
+ * is missing).
  */
 export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<EvidenceRefresh> {
   const started = performance.now();
-  const tables = await refreshEvidenceTables(db);
-  const odds = signal?.aborted ? { computed: [] } : await refreshCandidateOdds(db);
-  return { tables: tables.computed.length, odds: odds.computed.length, ms: Math.round(performance.now() - started) };
+  const tablesPlan = await planEvidenceTables(db);
+  const oddsPlan = await planCandidateOdds(db);
+  const oddsMissing = oddsPlan !== null && oddsPlan.missing.length > 0 ? oddsPlan : null;
+  const done = (tables: number, odds: number): EvidenceRefresh => ({ tables, odds, ms: Math.round(performance.now() - started) });
+  if (tablesPlan.missing.length === 0 && oddsMissing === null) return done(0, 0);
+
+  const u = await loadEquities(db);
+  const symbols = new Set(u.equities.map((e) => e.symbol));
+  const forTables = new Set(tablesPlan.documentDates);
+  const forOdds = new Set(oddsMissing?.dates ?? []);
+  const dates = [...new Set([...forTables, ...forOdds])].sort();
+  const outputs: StateOutputs[] = await presenceOnly(db, tablesPlan, symbols);
+  const candidates: Candidate[] = [];
+  await readDocuments(
+    db,
+    dates,
+    tablesPlan.pipelineVersion,
+    symbols,
+    (doc) => {
+      if (forTables.has(doc.analysis_date)) outputs.push(stateOutputs(doc));
+      if (forOdds.has(doc.analysis_date)) {
+        const c = tradeCandidate(doc as unknown as Record<string, unknown>);
+        if (c !== null) candidates.push(c);
+      }
+    },
+    analysisStore.snapshotDocsOn,
+  );
+
+  const tables = computeEvidenceTables(tablesPlan, u, outputs);
+  await storeEvidenceTables(db, tablesPlan.pipelineVersion, tables);
+  if (oddsMissing === null || signal?.aborted) return done(tables.length, 0);
+  const odds = computeCandidateOdds(oddsMissing, u.equities, candidates);
+  await storeCandidateOdds(db, oddsMissing.pipelineVersion, odds.tables);
+  return done(tables.length, odds.tables.length);
 }

@@ -5,10 +5,13 @@
  * refreshCandidateOdds: the as-of schedule is the last trading day of each complete calendar month of the
  * equities' calendar, from the month in which the first snapshot's outcome can be known (its date + W
  * bars). The schedule needs the calendar only, so when every scheduled date is stored no bar or document is
- * read. Otherwise every snapshot of the current pipeline version is read a few dates at a time and reduced
- * to its trade (engine/candidates.ts; only eligible candidates with a target), each trade is followed over
- * its symbol's bars, and the missing tables are written in one transaction. A table depends only on outcomes known by its as-of date, so a
- * stored table is never rewritten and a repeated refresh computes nothing.
+ * read. Otherwise every snapshot of the current pipeline version whose trade can have an outcome within the
+ * calendar (a full window of W bars after it) is read a few dates at a time and reduced to its trade
+ * (engine/candidates.ts; only eligible candidates with a target), each trade is followed over its symbol's
+ * bars, and the missing tables are written in one transaction. A table depends only on outcomes known by
+ * its as-of date, so a stored table is never rewritten and a repeated refresh computes nothing.
+ * The steps are exported (plan, trade candidate of a document, compute, store) so that the evidence step
+ * (cli/evidence-history.ts) reads each document once for both of its measurements.
  *
  * candidateOddsFor(db, date): the table with the greatest as_of <= date (current pipeline version), or null.
  * Tables never change, so parsed tables are kept per store and as-of date.
@@ -17,8 +20,9 @@ import { PIPELINE_VERSION } from '../analysis/engine/document.js';
 import { equitiesWithBars } from '../analysis/pipeline.js';
 import * as analysisStore from '../analysis/store.js';
 import type { BarSeries } from '../analysis/engine/market-types.js';
+import { indexOfSorted } from '../analysis/engine/sorted.js';
 import type { Db, Queryable } from '../platform/db.js';
-import { candidatesFrom } from './engine/candidates.js';
+import { candidateFromDocument } from './engine/candidates.js';
 import { candidateState, oddsAsOfDates, ODDS_WINDOW, oddsTables, tradesOf, withOdds, type CandidateOddsTable, type OddsTrade } from './engine/kelly-odds.js';
 import type { Candidate } from './engine/types.js';
 
@@ -36,44 +40,73 @@ export interface OddsRefresh {
   trades: number;
 }
 
-/** Computes and stores every missing candidate-odds table of the current pipeline version (see the file comment). */
-export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: string } = {}): Promise<OddsRefresh> {
+/** What a refresh has to compute (see planCandidateOdds). */
+export interface OddsPlan {
+  pipelineVersion: string;
+  /** Every scheduled as-of date, ascending. */
+  schedule: string[];
+  /** Scheduled dates already stored. */
+  stored: ReadonlySet<string>;
+  /** Scheduled dates not stored yet, ascending. */
+  missing: string[];
+  /**
+   * The snapshot dates whose trade can have an outcome within the calendar (W bars after it), ascending: a
+   * later snapshot is never a trade of any table, so its document need not be read.
+   */
+  dates: string[];
+}
+
+/** The schedule and what of it is missing; null when nothing is scheduled (see the file comment). */
+export async function planCandidateOdds(db: Queryable, options: { pipelineVersion?: string } = {}): Promise<OddsPlan | null> {
   const version = options.pipelineVersion ?? PIPELINE_VERSION;
   const dates = (await analysisStore.snapshotDateCounts(db, {})).filter((c) => c.pipelineVersion === version).map((c) => c.date);
-  if (dates.length === 0) return { computed: [], skipped: 0, trades: 0 };
+  if (dates.length === 0) return null;
   // The schedule needs the calendar only (the equities' bar dates); the bars are loaded when a table is missing.
   const calendar = await analysisStore.equityBarDates(db);
   const first = calendar.findIndex((d) => d >= dates[0]);
-  if (first < 0 || first + ODDS_WINDOW >= calendar.length) return { computed: [], skipped: 0, trades: 0 };
+  if (first < 0 || first + ODDS_WINDOW >= calendar.length) return null;
   const schedule = oddsAsOfDates(calendar, calendar[first + ODDS_WINDOW]);
   const stored = new Set(
     (await db.query<{ as_of: string }>('SELECT as_of::text AS as_of FROM candidate_odds WHERE pipeline_version = $1', [version])).map((r) => r.as_of),
   );
   const missing = schedule.filter((d) => !stored.has(d));
-  if (missing.length === 0) return { computed: [], skipped: schedule.length, trades: 0 };
+  const withOutcome = dates.filter((d) => {
+    const i = indexOfSorted(calendar, d);
+    return i >= 0 && i + ODDS_WINDOW < calendar.length;
+  });
+  return { pipelineVersion: version, schedule, stored, missing, dates: withOutcome };
+}
 
-  const { equities } = equitiesWithBars(await analysisStore.listAllSecurities(db), await analysisStore.listAllBarSeries(db));
-  const bars = new Map(equities.map((e) => [e.security.symbol, e.bars] as const));
+/** The trade a stored document gives (its candidate, without the row fields a trade does not need), or null. */
+export function tradeCandidate(doc: Readonly<Record<string, unknown>>): Candidate | null {
+  const c = candidateFromDocument(doc, null);
+  return c === null || candidateState(c) === null ? null : lean(c);
+}
+
+/** The missing tables of a plan from the trade candidates of its snapshot dates (any order) and the equities' bars. */
+export function computeCandidateOdds(plan: OddsPlan, equities: readonly BarSeries[], candidates: readonly Candidate[]): { tables: CandidateOddsTable[]; trades: number } {
+  const bars = new Map(equities.map((e) => [e.symbol, e] as const));
   const bySymbol = new Map<string, Candidate[]>();
-  for (let k = 0; k < dates.length; k += DATES_PER_READ) {
-    const docs = await analysisStore.snapshotDocsOn(db, dates.slice(k, k + DATES_PER_READ), version);
-    for (const c of candidatesFrom(docs.filter((d) => bars.has(d.symbol)).map((d) => ({ sector: null, docText: d.docText })))) {
-      if (candidateState(c) === null) continue;
-      let list = bySymbol.get(c.symbol);
-      if (!list) bySymbol.set(c.symbol, (list = []));
-      list.push(lean(c));
-    }
+  for (const c of candidates) {
+    if (!bars.has(c.symbol)) continue;
+    let list = bySymbol.get(c.symbol);
+    if (!list) bySymbol.set(c.symbol, (list = []));
+    list.push(c);
   }
   const trades: OddsTrade[] = [];
   for (const [symbol, list] of bySymbol) trades.push(...tradesOf(list, bars.get(symbol) as BarSeries));
+  const tables = oddsTables(trades, plan.schedule, plan.pipelineVersion).filter((t) => !plan.stored.has(t.as_of));
+  return { tables, trades: trades.length };
+}
 
-  const tables = oddsTables(trades, schedule, version).filter((t) => !stored.has(t.as_of));
+/** Stores computed tables in one transaction (a table already stored is kept). */
+export async function storeCandidateOdds(db: Db, pipelineVersion: string, tables: readonly CandidateOddsTable[]): Promise<void> {
   await db.transaction(async (tx) => {
     for (let k = 0; k < tables.length; k += TABLES_PER_INSERT) {
       const chunk = tables.slice(k, k + TABLES_PER_INSERT);
       const params: unknown[] = [];
       const tuples = chunk.map((t) => {
-        params.push(version, t.as_of, t.pooled?.n ?? 0, JSON.stringify(t));
+        params.push(pipelineVersion, t.as_of, t.pooled?.n ?? 0, JSON.stringify(t));
         const i = params.length;
         return `($${i - 3}, $${i - 2}::date, $${i - 1}, $${i}::jsonb)`;
       });
@@ -83,7 +116,31 @@ export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: 
       );
     }
   });
-  return { computed: tables.map((t) => t.as_of), skipped: schedule.length - missing.length, trades: trades.length };
+}
+
+/** Computes and stores every missing candidate-odds table of the current pipeline version (see the file comment). */
+export async function refreshCandidateOdds(db: Db, options: { pipelineVersion?: string } = {}): Promise<OddsRefresh> {
+  const plan = await planCandidateOdds(db, options);
+  if (plan === null) return { computed: [], skipped: 0, trades: 0 };
+  if (plan.missing.length === 0) return { computed: [], skipped: plan.schedule.length, trades: 0 };
+
+  const { equities } = equitiesWithBars(await analysisStore.listAllSecurities(db), await analysisStore.listAllBarSeries(db));
+  const symbols = new Set(equities.map((e) => e.security.symbol));
+  const candidates: Candidate[] = [];
+  for (let k = 0; k < plan.dates.length; k += DATES_PER_READ) {
+    for (const d of await analysisStore.snapshotDocsOn(db, plan.dates.slice(k, k + DATES_PER_READ), plan.pipelineVersion)) {
+      if (!symbols.has(d.symbol)) continue;
+      const c = tradeCandidate(JSON.parse(d.docText) as Record<string, unknown>);
+      if (c !== null) candidates.push(c);
+    }
+  }
+  const { tables, trades } = computeCandidateOdds(
+    plan,
+    equities.map((e) => e.bars),
+    candidates,
+  );
+  await storeCandidateOdds(db, plan.pipelineVersion, tables);
+  return { computed: tables.map((t) => t.as_of), skipped: plan.schedule.length - plan.missing.length, trades };
 }
 
 /** The candidate without the row fields a trade does not need (the history holds tens of thousands). */

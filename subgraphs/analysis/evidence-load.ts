@@ -48,3 +48,17 @@ export async function readDocuments<T>(
   }
   return out;
 }
+
+/**
+ * The symbol and date of every stored snapshot of `version` on `dates`, in (date, symbol) order, without
+ * reading a document.
+ */
+export async function snapshotKeysOn(db: Queryable, dates: readonly string[], version: string): Promise<Array<{ symbol: string; date: string }>> {
+  if (dates.length === 0) return [];
+  return db.query<{ symbol: string; date: string }>(
+    `SELECT symbol, analysis_date::text AS date FROM analysis_snapshots
+      WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
+      ORDER BY analysis_date, symbol`,
+    [[...dates], version],
+  );
+}

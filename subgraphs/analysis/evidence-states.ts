@@ -5,9 +5,12 @@
  *   as-of dates: the last trading day of every calendar month the store's calendar has moved past, from
  *     the month in which the first 20-day outcome of a snapshot of the current pipeline version is known
  *   -> the missing ones (no stored table of this version): snapshots dated up to the last missing as-of
- *      date, read a few dates at a time and reduced to their outputs (evidence-load.ts), forward excess
- *      returns over the store's equal-weight universe (forward.ts), and one sweep of the engine over all
- *      as-of dates that summarises only the missing ones
+ *      date, read a few dates at a time and reduced to their outputs (evidence-load.ts; a snapshot whose
+ *      20-day outcome is not known by that date enters only the universe, so only its symbol and date are
+ *      read), forward excess returns over the store's equal-weight universe (forward.ts), and one sweep of
+ *      the engine over all as-of dates that summarises only the missing ones
+ *   (plan, compute and store are exported: the evidence step, cli/evidence-history.ts, reads each document
+ *   once for these tables and the Kelly odds together)
  *   -> stored in batches (one transaction each), never replaced: a table is a function of the snapshots
  *      and bars dated <= its as-of date, so appending later bars or snapshots only adds later tables.
  *
@@ -20,8 +23,9 @@ import { ForwardTable } from './engine/evidence/forward.js';
 import { finiteOrNull, outputsFromDocument } from './engine/evidence/rows.js';
 import { EVIDENCE_HORIZONS, type EvidenceTable } from './engine/evidence/state-evidence.js';
 import { EVIDENCE_REPLICATES, EVIDENCE_SEED, evidenceAsOfDates, evidenceTables, firstKnownOutcome, type StateRow } from './engine/evidence/states.js';
+import { indexOfSorted } from './engine/sorted.js';
 import type { Db, Queryable } from '../platform/db.js';
-import { loadEquities, readDocuments } from './evidence-load.js';
+import { loadEquities, readDocuments, snapshotKeysOn, type StoreUniverse } from './evidence-load.js';
 import * as store from './store.js';
 
 export interface RefreshOptions {
@@ -39,7 +43,7 @@ export interface RefreshResult {
 }
 
 /** The outputs a table needs from a stored document. */
-function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
+export function stateOutputs(doc: AnalysisDocument): StateOutputs {
   const out = outputsFromDocument(doc);
   return {
     symbol: out.symbol,
@@ -58,41 +62,119 @@ function stateOutputs(doc: AnalysisDocument): Omit<StateRow, 'forwardExcess'> {
   };
 }
 
-/** Computes and stores every missing as-of table of the current pipeline version (see the file comment). */
-export async function refreshEvidenceTables(db: Db, options: RefreshOptions = {}): Promise<RefreshResult> {
+export type StateOutputs = Omit<StateRow, 'forwardExcess'>;
+
+/** What a refresh has to compute (see planEvidenceTables). */
+export interface TablesPlan {
+  pipelineVersion: string;
+  /** Every as-of date of the calendar, ascending. */
+  asOf: string[];
+  /** As-of dates without a stored table, ascending. */
+  missing: string[];
+  /** Snapshot dates of the pipeline version up to the last missing as-of date, ascending. */
+  dates: string[];
+  /**
+   * Those of `dates` whose documents are read: the ones with a 20-day outcome known by the last missing
+   * as-of date. A snapshot on a later date enters no figure of these tables, only their universe (its
+   * symbol and date), so its document is not needed (see presenceOutputs).
+   */
+  documentDates: string[];
+}
+
+/** The as-of dates, the missing ones and the snapshot dates their tables are measured on (see the file comment). */
+export async function planEvidenceTables(db: Queryable): Promise<TablesPlan> {
   const version = PIPELINE_VERSION;
-  const batch = options.batch ?? 12;
   const counts = await store.snapshotDateCounts(db, {});
   const snapshotDates = [...new Set(counts.filter((c) => c.pipelineVersion === version).map((c) => c.date))];
-  if (snapshotDates.length === 0) return { computed: [], skipped: 0 };
+  if (snapshotDates.length === 0) return { pipelineVersion: version, asOf: [], missing: [], dates: [], documentDates: [] };
   const calendar = await store.equityBarDates(db);
   const asOf = evidenceAsOfDates(calendar, firstKnownOutcome(calendar, snapshotDates));
   const stored = new Set(await store.evidenceTableDates(db, version));
   const missing = asOf.filter((a) => !stored.has(a));
-  if (missing.length === 0) return { computed: [], skipped: asOf.length };
-  const u = await loadEquities(db);
-
+  if (missing.length === 0) return { pipelineVersion: version, asOf, missing, dates: [], documentDates: [] };
   const last = missing[missing.length - 1];
   const dates = snapshotDates.filter((d) => d <= last);
-  const symbols = new Set(u.equities.map((e) => e.symbol));
-  const outputs = await readDocuments(db, dates, version, symbols, stateOutputs, store.snapshotOutputPartsOn);
-  const forward = new ForwardTable(u.equities, dates, { horizons: EVIDENCE_HORIZONS, calendar: u.calendar });
+  const [short] = EVIDENCE_HORIZONS;
+  const documentDates = dates.filter((d) => {
+    const i = indexOfSorted(calendar, d);
+    return i >= 0 && i + short < calendar.length && calendar[i + short] <= last;
+  });
+  return { pipelineVersion: version, asOf, missing, dates, documentDates };
+}
+
+/**
+ * The outputs of a snapshot whose document is not read (a date of the plan after its document dates): its
+ * symbol and date, nothing else. The tables give the same bytes as with its document's outputs, since no
+ * outcome of it is known by any of their as-of dates.
+ */
+export function presenceOutputs(symbol: string, date: string): StateOutputs {
+  return {
+    symbol,
+    date,
+    stage: null,
+    stageStrength: null,
+    signal: null,
+    confidence: null,
+    enhancedSignal: null,
+    enhancedConfidence: null,
+    mlProbability: null,
+    sataScore: null,
+    bestPattern: null,
+    bestPatternType: null,
+    patternConfidence: null,
+  };
+}
+
+/**
+ * The missing tables of a plan from the outputs of the documents on its dates (in (date, symbol) order)
+ * and the store's universe.
+ */
+export function computeEvidenceTables(plan: TablesPlan, u: StoreUniverse, outputs: readonly StateOutputs[], replicates?: number): EvidenceTable[] {
+  if (plan.missing.length === 0) return [];
+  const last = plan.missing[plan.missing.length - 1];
+  const forward = new ForwardTable(u.equities, plan.dates, { horizons: EVIDENCE_HORIZONS, calendar: u.calendar });
   const rows: StateRow[] = outputs.map((o) => ({ ...o, forwardExcess: forward.excessByHorizon(o.symbol, o.date) }));
-  const sweep = asOf.filter((a) => a <= last);
-  const tables = evidenceTables(rows, {
+  return evidenceTables(rows, {
     calendar: u.calendar,
     paths: u.equities,
-    asOf: sweep,
-    compute: new Set(missing),
-    pipelineVersion: version,
+    asOf: plan.asOf.filter((a) => a <= last),
+    compute: new Set(plan.missing),
+    pipelineVersion: plan.pipelineVersion,
     seed: EVIDENCE_SEED,
-    replicates: options.replicates ?? EVIDENCE_REPLICATES,
+    replicates: replicates ?? EVIDENCE_REPLICATES,
   });
+}
+
+/** The presence outputs of the plan's snapshots whose documents are not read (see TablesPlan.documentDates). */
+export async function presenceOnly(db: Queryable, plan: TablesPlan, universe: ReadonlySet<string>): Promise<StateOutputs[]> {
+  const read = new Set(plan.documentDates);
+  const keys = await snapshotKeysOn(
+    db,
+    plan.dates.filter((d) => !read.has(d)),
+    plan.pipelineVersion,
+  );
+  return keys.filter((k) => universe.has(k.symbol)).map((k) => presenceOutputs(k.symbol, k.date));
+}
+
+/** Stores computed tables, `batch` per transaction (default 12). */
+export async function storeEvidenceTables(db: Db, pipelineVersion: string, tables: readonly EvidenceTable[], batch = 12): Promise<void> {
   for (let k = 0; k < tables.length; k += batch) {
     const chunk = tables.slice(k, k + batch).map((t) => ({ asOf: t.as_of, json: JSON.stringify(t) }));
-    await db.transaction((tx) => store.insertEvidenceTables(tx, version, chunk));
+    await db.transaction((tx) => store.insertEvidenceTables(tx, pipelineVersion, chunk));
   }
-  return { computed: missing, skipped: asOf.length - missing.length };
+}
+
+/** Computes and stores every missing as-of table of the current pipeline version (see the file comment). */
+export async function refreshEvidenceTables(db: Db, options: RefreshOptions = {}): Promise<RefreshResult> {
+  const plan = await planEvidenceTables(db);
+  if (plan.missing.length === 0) return { computed: [], skipped: plan.asOf.length };
+  const u = await loadEquities(db);
+  const symbols = new Set(u.equities.map((e) => e.symbol));
+  const outputs = await readDocuments(db, plan.documentDates, plan.pipelineVersion, symbols, stateOutputs, store.snapshotOutputPartsOn);
+  outputs.push(...(await presenceOnly(db, plan, symbols)));
+  const tables = computeEvidenceTables(plan, u, outputs, options.replicates);
+  await storeEvidenceTables(db, plan.pipelineVersion, tables, options.batch);
+  return { computed: plan.missing, skipped: plan.asOf.length - plan.missing.length };
 }
 
 /** Parsed tables kept per store (a table is tens of kilobytes). */

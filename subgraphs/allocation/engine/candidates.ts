@@ -276,14 +276,18 @@ export function toCandidate(doc: CandidateSource): Candidate | null {
   };
 }
 
+/** One stored snapshot (the parsed document and the security's sector) as an optimizer candidate; null without a usable price. */
+export function candidateFromDocument(doc: Readonly<Record<string, unknown>>, sector: string | null): Candidate | null {
+  const source = Object.fromEntries(CANDIDATE_SOURCE_KEYS.map((k) => [k, doc[k] ?? null])) as unknown as CandidateSource;
+  if (source.sector === null) source.sector = sector;
+  return toCandidate(source);
+}
+
 /** Stored snapshots (document text and the security's sector) as optimizer candidates. */
 export function candidatesFrom(rows: ReadonlyArray<{ sector: string | null; docText: string }>): Candidate[] {
   const candidates: Candidate[] = [];
   for (const row of rows) {
-    const doc = JSON.parse(row.docText) as Record<string, unknown>;
-    const source = Object.fromEntries(CANDIDATE_SOURCE_KEYS.map((k) => [k, doc[k] ?? null])) as unknown as CandidateSource;
-    if (source.sector === null) source.sector = row.sector;
-    const candidate = toCandidate(source);
+    const candidate = candidateFromDocument(JSON.parse(row.docText) as Record<string, unknown>, row.sector);
     if (candidate) candidates.push(candidate);
   }
   return candidates;
