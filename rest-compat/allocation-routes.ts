@@ -46,6 +46,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError } from '../subgraphs/platform/errors.js';
 import { JSON_TYPE } from '../subgraphs/platform/http.js';
+import { encodeWhole, markEncoded, responseCoding, type ContentCoding } from '../subgraphs/platform/cors.js';
 import { requirePartner } from '../subgraphs/platform/principal.js';
 import { charsetRefusal } from '../subgraphs/platform/http-limits.js';
 import { documentOnly, operationRules, ParamChecker, paramTable, querystringSchema } from '../subgraphs/platform/param-table.js';
@@ -201,6 +202,18 @@ function readExactly(raw: IncomingMessage, length: number): Promise<Buffer | nul
   });
 }
 
+/**
+ * An optimize answer as a request with these headers gets it: its coding (cors.ts responseCoding;
+ * undefined: the compression plugin decides, on the text's bytes) and its bytes. The fast lane and the
+ * Fastify route send these same bytes. Each answer carries its own id, time and trace id, so it is
+ * compressed whole, per response.
+ */
+function encodedAnswer(headers: IncomingMessage['headers'], text: string): { coding: ContentCoding | undefined; body: Buffer } {
+  const bytes = Buffer.from(text, 'utf8');
+  const coding = responseCoding(headers, bytes.length);
+  return { coding, body: encodeWhole(bytes, coding ?? 'identity') };
+}
+
 export async function allocationRoutes(app: FastifyInstance, options: AllocationRoutesOptions): Promise<void> {
   const { allocation, portfolios, authenticate } = options;
 
@@ -258,7 +271,8 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
       const principal = await authenticate(request);
       const outcome = await allocation.optimizeBody(principal, request.body, writeOptions(request));
       if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
-      return sendJson(reply, outcome.responseText);
+      const { coding, body } = encodedAnswer(request.headers, outcome.responseText);
+      return markEncoded(reply, coding ?? 'identity').type(JSON_TYPE).send(body);
     },
   );
 
@@ -285,7 +299,8 @@ export async function allocationRoutes(app: FastifyInstance, options: Allocation
       restore();
       return null;
     }
-    return { status: 200, caller: callerKeyOf(null, ip), expensive: true, headers: [], body: Buffer.from(outcome.responseText, 'utf8'), restore };
+    const { coding, body: answer } = encodedAnswer(headers, outcome.responseText);
+    return { status: 200, caller: callerKeyOf(null, ip), expensive: true, headers: [], body: answer, coding, restore };
   });
 
   app.get(

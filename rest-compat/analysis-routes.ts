@@ -7,7 +7,10 @@
  *                                                             dated `date` uses (the latest table without a date)
  *
  * All answer the spec's AnalysisResultResponse envelope (the evidence route with a table as `result`):
- *   200  {"success": true, "timestamp": "<server time, ISO 8601>", "result": {...}, "error": null}
+ *   200  {"success": true, "result": {...}, "error": null, "timestamp": "<server time, ISO 8601>"}
+ *        (the timestamp last: everything before it is the same on every read of a result, so it is
+ *        encoded and compressed once per result, cors.ts SplicedBody, and only the timestamp is
+ *        written per response, on the fast lane and the Fastify route alike)
  *   4xx/5xx  the platform error shape plus the envelope's fields:
  *        {"success": false, "timestamp": "...", "result": null, "error": "<message>", "code": "...",
  *         "trace_id": "...", "details": [...]}
@@ -40,6 +43,8 @@ import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
 import type { IncomingMessage } from 'node:http';
 import { JSON_TYPE, toHttpError, type FastLaneAnswer } from '../subgraphs/platform/http.js';
+import { markEncoded, responseCoding, SplicedBody } from '../subgraphs/platform/cors.js';
+import type { PartnerAuthenticate } from '../subgraphs/platform/authenticators.js';
 import { callerKeyOf } from '../subgraphs/platform/rate-limit.js';
 import { errorResponses } from './schemas.js';
 import type { AnalysisService, TaggedText } from '../subgraphs/analysis/service.js';
@@ -52,8 +57,11 @@ const EVIDENCE_PATH = '/api/v1/analysis/evidence';
 
 export interface AnalysisRoutesOptions {
   analysis: AnalysisService;
-  /** The origin's partner-token authenticator: anonymous without a header, 401 for a bad token. */
-  authenticate(request: FastifyRequest): Promise<Principal>;
+  /**
+   * The origin's partner-token authenticator: anonymous without a header, 401 for a bad token; with
+   * `known`, the fast lane takes a token it already trusts without waiting for a promise.
+   */
+  authenticate: ((request: FastifyRequest) => Promise<Principal>) & Partial<Pick<PartnerAuthenticate, 'known'>>;
   /** `realm` of the WWW-Authenticate challenge sent with 401s. */
   realm: string;
 }
@@ -61,28 +69,41 @@ export interface AnalysisRoutesOptions {
 /** Query values as the shell parses them: a string, an array when repeated. */
 type Query = Record<string, string | string[] | undefined>;
 
-/** The 200 envelope's bytes before its timestamp. */
-const ENVELOPE_HEAD = Buffer.from('{"success":true,"timestamp":"', 'latin1');
-/** Per result: the envelope's bytes after the timestamp, made once (a cached result is the same object on every read). */
-const envelopeTails = new WeakMap<TaggedText, Buffer>();
+/** Per result: the 200 envelope up to its timestamp, encoded (and compressed) once (a cached result is the same object on every read). */
+const envelopes = new WeakMap<TaggedText, SplicedBody>();
+
+/** The envelope's bytes before its timestamp, for `result`. */
+function envelopeOf(result: TaggedText): SplicedBody {
+  let body = envelopes.get(result);
+  if (body === undefined) {
+    body = new SplicedBody(Buffer.from(`{"success":true,"result":${result.text},"error":null,"timestamp":"`, 'utf8'));
+    envelopes.set(result, body);
+  }
+  return body;
+}
+
+/** The envelope's bytes after the prefix: the timestamp and the closing. */
+const envelopeSuffix = (timestamp: string): Buffer => Buffer.from(`${timestamp}"}`, 'latin1');
 
 /**
  * The 200 envelope around a result that is already JSON text, as bytes:
- * `{"success":true,"timestamp":"<timestamp>","result":<text>,"error":null}`. Only the timestamp is
- * written per response; the rest was encoded once per result (both the fast lane and the Fastify
- * route send these bytes).
+ * `{"success":true,"result":<text>,"error":null,"timestamp":"<timestamp>"}`. Only the timestamp is
+ * written per response.
  */
 export function successEnvelope(result: TaggedText, timestamp: string = new Date().toISOString()): Buffer {
-  let tail = envelopeTails.get(result);
-  if (tail === undefined) {
-    tail = Buffer.from(`","result":${result.text},"error":null}`, 'utf8');
-    envelopeTails.set(result, tail);
-  }
-  const out = Buffer.allocUnsafe(ENVELOPE_HEAD.length + timestamp.length + tail.length);
-  ENVELOPE_HEAD.copy(out, 0);
-  out.write(timestamp, ENVELOPE_HEAD.length, 'latin1');
-  tail.copy(out, ENVELOPE_HEAD.length + timestamp.length);
-  return out;
+  return envelopeOf(result).encode('identity', envelopeSuffix(timestamp));
+}
+
+/**
+ * The 200 envelope as a request with these headers gets it: its coding (cors.ts responseCoding; undefined:
+ * the compression plugin decides, on the identity bytes) and its bytes in that coding. The fast lane
+ * and the Fastify route send these same bytes.
+ */
+function encodedEnvelope(headers: IncomingMessage['headers'], result: TaggedText): { coding: ReturnType<typeof responseCoding>; body: Buffer } {
+  const prefix = envelopeOf(result);
+  const suffix = envelopeSuffix(new Date().toISOString());
+  const coding = responseCoding(headers, prefix.identityLength(suffix.length));
+  return { coding, body: prefix.encode(coding ?? 'identity', suffix) };
 }
 
 /** Cache-Control of the partner reads (latest, dated, evidence) and of the demo read; see the file comment. */
@@ -141,22 +162,19 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     void reply.header('etag', result.etag).header('cache-control', cacheControl);
     const condition = request.headers['if-none-match'];
     if (ifNoneMatchMatches(condition, result.etag)) return reply.code(304).send();
-    return reply.type(JSON_TYPE).send(successEnvelope(result));
+    const { coding, body } = encodedEnvelope(request.headers, result);
+    return markEncoded(reply, coding ?? 'identity').type(JSON_TYPE).send(body);
   };
 
   /** The fast lane's answer for a result held in memory: the same headers and bytes as send(). */
   const laneAnswer = (raw: IncomingMessage, result: TaggedText, cacheControl: string, caller: string): FastLaneAnswer => {
-    const notModified = ifNoneMatchMatches(raw.headers['if-none-match'], result.etag);
-    return {
-      status: notModified ? 304 : 200,
-      caller,
-      expensive: false,
-      headers: [
-        ['etag', result.etag],
-        ['cache-control', cacheControl],
-      ],
-      body: notModified ? null : successEnvelope(result),
-    };
+    const headers: FastLaneAnswer['headers'] = [
+      ['etag', result.etag],
+      ['cache-control', cacheControl],
+    ];
+    if (ifNoneMatchMatches(raw.headers['if-none-match'], result.etag)) return { status: 304, caller, expensive: false, headers, body: null };
+    const { coding, body } = encodedEnvelope(raw.headers, result);
+    return { status: 200, caller, expensive: false, headers, body, coding };
   };
 
   app.get<{ Params: { symbol: string }; Querystring: Query }>(
@@ -221,14 +239,19 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
 
   // The fast lane (platform/http.ts FastLane): a latest read whose result the service holds in memory,
   // asked for by its symbol's normal form with no query (a partner) or any query (the demo route ignores
-  // it), is answered before Fastify; anything else takes the routes above. The authenticator reads
-  // only the request's headers (and remembers verified tokens), so Node's request is handed to it.
+  // it), is answered before Fastify; anything else takes the routes above. A token the authenticator
+  // already trusts is taken at once (`known`); otherwise the authenticator, which reads only the
+  // request's headers (and remembers verified tokens), is handed Node's request.
   const headersOf = (raw: IncomingMessage) => raw as unknown as FastifyRequest;
-  app.fastLane.add('GET', routePrefix(ANALYSIS_RESULT_PATH), async ({ raw, rest, query, ip }) => {
-    if (query !== '' || raw.headers.authorization === undefined || ip === '') return null;
-    const principal = await authenticate(headersOf(raw));
+  const partnerAnswer = (raw: IncomingMessage, principal: Principal, rest: string, ip: string): FastLaneAnswer | null => {
     const result = analysis.cachedPartnerResult(principal, rest);
     return result === undefined ? null : laneAnswer(raw, result, PARTNER_CACHE_CONTROL, callerKeyOf(principal, ip));
+  };
+  app.fastLane.add('GET', routePrefix(ANALYSIS_RESULT_PATH), ({ raw, rest, query, ip }) => {
+    if (query !== '' || raw.headers.authorization === undefined || ip === '') return null;
+    const known = authenticate.known?.(raw.headers.authorization);
+    if (known !== undefined) return partnerAnswer(raw, known, rest, ip);
+    return authenticate(headersOf(raw)).then((principal) => partnerAnswer(raw, principal, rest, ip));
   });
   app.fastLane.add('GET', routePrefix(ANALYSIS_DEMO_PATH), ({ raw, rest, ip }) => {
     if (raw.headers.authorization !== undefined || ip === '') return null;

@@ -18,6 +18,21 @@ import { resolveOidc } from './dev-secret.js';
 
 export type Authenticate = (request: FastifyRequest) => Promise<Principal>;
 
+/**
+ * A partner authenticator that can also answer at once, without a promise, for a token it already
+ * verified and still trusts (the REST fast lane); undefined means "ask the authenticator".
+ */
+export interface PartnerAuthenticate extends Authenticate {
+  known(authorization: string | undefined): Principal | undefined;
+}
+
+/** A memoised verifier, with a synchronous look-up of the tokens it still trusts. */
+export interface MemoizedVerifier<P extends Principal> {
+  (token: string): Promise<P>;
+  /** The principal of a remembered token still within its time, or undefined (then call the verifier). */
+  known(token: string): P | undefined;
+}
+
 /** Where an origin reports that its token keys (JWKS, discovery) could not be fetched. */
 export type KeySourceLog = { warn(obj: object, msg: string): void };
 const keySourceError = (log: () => KeySourceLog | undefined) => (err: unknown) =>
@@ -41,15 +56,19 @@ export const TOKEN_MEMO: TokenMemoOptions = { maxAgeMs: 60_000, maxTokens: 10_00
  * again. Only successes are remembered: a refused token is checked again on every request. The price:
  * a signing key withdrawn from the JWKS keeps its already-verified tokens valid for up to `maxAgeMs`.
  */
-export function memoizeVerifier<P extends Principal>(verify: (token: string) => Promise<P>, options: TokenMemoOptions): (token: string) => Promise<P> {
+export function memoizeVerifier<P extends Principal>(verify: (token: string) => Promise<P>, options: TokenMemoOptions): MemoizedVerifier<P> {
   const now = options.now ?? Date.now;
   const known = new Map<string, { principal: P; until: number }>();
-  return async (token) => {
+  const lookUp = (token: string): P | undefined => {
     const hit = known.get(token);
-    if (hit) {
-      if (now() < hit.until) return hit.principal;
-      known.delete(token);
-    }
+    if (hit === undefined) return undefined;
+    if (now() < hit.until) return hit.principal;
+    known.delete(token);
+    return undefined;
+  };
+  const memoized = async (token: string): Promise<P> => {
+    const hit = lookUp(token);
+    if (hit !== undefined) return hit;
     const principal = await verify(token);
     const claims = 'claims' in principal ? principal.claims : {};
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
@@ -63,6 +82,7 @@ export function memoizeVerifier<P extends Principal>(verify: (token: string) => 
     }
     return principal;
   };
+  return Object.assign(memoized, { known: lookUp });
 }
 
 /** One verification per request, however many places (rate limiter, handler, resolvers) ask. */
@@ -86,15 +106,27 @@ const ANONYMOUS: Promise<Principal> = Promise.resolve(Object.freeze<AnonymousPri
  * `partnerAuth` has the development secret resolved (dev-secret.ts resolvePartnerAuth). With `memo`,
  * verified tokens are remembered (see memoizeVerifier).
  */
-export function partnerAuthenticator(partnerAuth: PartnerAuthConfig, audience: string, log: () => KeySourceLog | undefined, memo?: TokenMemoOptions): Authenticate {
+export function partnerAuthenticator(partnerAuth: PartnerAuthConfig, audience: string, log: () => KeySourceLog | undefined, memo?: TokenMemoOptions): PartnerAuthenticate {
   const verifier = createPartnerTokenVerifier(partnerAuth, audience, { onKeySourceError: keySourceError(log) });
-  const verify = memo ? memoizeVerifier((token) => verifier.verify(token), memo) : (token: string) => verifier.verify(token);
+  const memoized = memo ? memoizeVerifier((token) => verifier.verify(token), memo) : undefined;
+  const verify = memoized ?? ((token: string) => verifier.verify(token));
   const withHeader = oncePerRequest(async (request) => {
     const token = bearerToken(request.headers.authorization);
     return token === undefined ? ANONYMOUS : verify(token);
   });
   // Most demo traffic sends no header: it is anonymous at once, without the per-request memo.
-  return (request) => (request.headers.authorization === undefined ? ANONYMOUS : withHeader(request));
+  const authenticate: Authenticate = (request) => (request.headers.authorization === undefined ? ANONYMOUS : withHeader(request));
+  const known = (authorization: string | undefined): Principal | undefined => {
+    if (memoized === undefined || authorization === undefined) return undefined;
+    let token: string | undefined;
+    try {
+      token = bearerToken(authorization);
+    } catch {
+      return undefined; // a malformed header: the authenticator answers it (401)
+    }
+    return token === undefined ? undefined : memoized.known(token);
+  };
+  return Object.assign(authenticate, { known });
 }
 
 /**

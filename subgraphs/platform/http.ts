@@ -23,7 +23,7 @@ import type { Duplex } from 'node:stream';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppEnv, CorsOrigins } from './config.js';
-import { registerCompression, registerCors } from './cors.js';
+import { corsHeadersFor, registerCompression, registerCors, responseCoding, varyWithAcceptEncoding, type ContentCoding } from './cors.js';
 import type { Db } from './db.js';
 import { checkOperationCost, DEFAULT_GRAPHQL_LIMITS, limitRules, serviceSdlRule, type GraphqlLimits } from './graphql-limits.js';
 import { AppError, errorBody, toAppError, type ErrorCode } from './errors.js';
@@ -279,6 +279,9 @@ function drainOnClose(app: FastifyInstance): Drain {
   return { track, closing: () => closing };
 }
 
+/** Vary of a compressed fast-lane answer: CORS's Origin, then the compression plugin's accept-encoding. */
+const VARY_ENCODED = varyWithAcceptEncoding('Origin');
+
 /** What the fast lane needs of the drain: to count its responses as in flight, and to know when closing began. */
 interface Drain {
   track(res: ServerResponse): void;
@@ -313,6 +316,12 @@ export interface FastLaneAnswer {
   headers: ReadonlyArray<readonly [string, string]>;
   /** JSON bytes (sent with JSON_TYPE), or null (a 304). */
   body: Buffer | null;
+  /**
+   * The body's coding, chosen by cors.ts responseCoding() for this request (the shell adds
+   * Content-Encoding and Vary as the compression plugin would). Without it, a request with
+   * Accept-Encoding whose body the plugin could compress goes to Fastify.
+   */
+  coding?: ContentCoding;
   /** Called when the shell hands the request to Fastify after all (a budget it cannot settle at once): undo what the route consumed. */
   restore?: () => void;
 }
@@ -338,13 +347,16 @@ export type CountAtOnce = (caller: string, expensive: boolean) => ReadonlyArray<
  *   - only GET and POST to a registered prefix; HEAD and anything else go to Fastify;
  *   - a server that is closing (the drain answers 503), debug logging (request lines are logged);
  *   - an X-Forwarded-For header (with a trusted proxy it names the caller the budget counts);
- *   - an Origin header (CORS), an Accept-Encoding header (compression), a request line or Host the
- *     shell refuses (requestLineRefusal);
+ *   - an Origin header the CORS rule refuses (corsHeadersFor), a request line or Host the shell refuses
+ *     (requestLineRefusal);
+ *   - an Accept-Encoding the route did not settle (FastLaneAnswer.coding) for a body the compression
+ *     plugin could compress;
  *   - a budget that Redis counts, or that this request would exceed (the limiter answers 429).
  * What the lane does send: the route's headers, x-trace-id (traceIdFrom, as genReqId), the budget's
  * RateLimit-* headers (the expensive budget's on an expensive route, as its preParsing hook leaves them),
- * `Vary: Origin` (CORS sends it whatever the Origin), the JSON type and the length. Its responses are
- * in flight for the drain like any other.
+ * the CORS headers of an allowed Origin, `Vary: Origin` (CORS sends it whatever the Origin) with
+ * accept-encoding added to a compressed body's, Content-Encoding, the JSON type and the length. Its
+ * responses are in flight for the drain like any other.
  */
 export class FastLane {
   private readonly routes: Array<{ method: 'GET' | 'POST'; prefix: string; exact: boolean; route: FastLaneRoute }> = [];
@@ -355,6 +367,7 @@ export class FastLane {
   constructor(
     private readonly enabled: boolean,
     private readonly drain: () => Drain | undefined,
+    private readonly corsOrigins: CorsOrigins = { kind: 'exact', origins: [] },
   ) {}
 
   /** `path` ending in `/` is a prefix (the rest of the path is the route's parameter); otherwise the exact path. */
@@ -382,18 +395,21 @@ export class FastLane {
       return fallback(req, res);
     }
     if (answer === null) return fallback(req, res);
-    if (!(answer instanceof Promise)) return this.send(answer, traceId, req, res, fallback);
+    if (!(answer instanceof Promise)) return this.send(answer, match.cors, traceId, req, res, fallback);
     answer.then(
-      (a) => (a === null ? fallback(req, res) : this.send(a, traceId, req, res, fallback)),
+      (a) => (a === null ? fallback(req, res) : this.send(a, match.cors, traceId, req, res, fallback)),
       () => fallback(req, res),
     );
   }
 
-  private match(req: IncomingMessage): { route: FastLaneRoute; rest: string; query: string } | null {
+  private match(req: IncomingMessage): { route: FastLaneRoute; rest: string; query: string; cors: ReadonlyArray<readonly [string, string]> | null } | null {
     const method = req.method;
     if ((method !== 'GET' && method !== 'POST') || this.routes.length === 0) return null;
     const headers = req.headers;
-    if (headers.origin !== undefined || headers['accept-encoding'] !== undefined || headers['x-forwarded-for'] !== undefined || requestLineRefusal(req)) return null;
+    if (headers['x-forwarded-for'] !== undefined || requestLineRefusal(req)) return null;
+    // An allowed Origin gets the CORS module's headers; a refused one is left to Fastify.
+    const cors = headers.origin === undefined ? null : corsHeadersFor(this.corsOrigins, headers.origin);
+    if (headers.origin !== undefined && cors === null) return null;
     if (this.drain()?.closing() !== false) return null;
     const url = req.url ?? '';
     const q = url.indexOf('?');
@@ -403,14 +419,23 @@ export class FastLane {
       if (r.exact ? path !== r.prefix : !path.startsWith(r.prefix)) continue;
       const rest = r.exact ? '' : path.slice(r.prefix.length);
       if (!r.exact && (rest === '' || rest.includes('/'))) continue;
-      return { route: r.route, rest, query: q < 0 ? '' : url.slice(q + 1) };
+      return { route: r.route, rest, query: q < 0 ? '' : url.slice(q + 1), cors };
     }
     return null;
   }
 
-  private send(answer: FastLaneAnswer, traceId: string, req: IncomingMessage, res: ServerResponse, fallback: (req: IncomingMessage, res: ServerResponse) => void): void {
+  private send(
+    answer: FastLaneAnswer,
+    cors: ReadonlyArray<readonly [string, string]> | null,
+    traceId: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    fallback: (req: IncomingMessage, res: ServerResponse) => void,
+  ): void {
     const drain = this.drain();
-    const budget = drain && !drain.closing() && !res.headersSent && !res.destroyed ? this.countAtOnce(answer.caller, answer.expensive) : null;
+    // A body the route did not encode, which the compression plugin might: Fastify's path decides.
+    const unsettled = answer.body !== null && answer.coding === undefined && responseCoding(req.headers, answer.body.length) !== 'identity';
+    const budget = drain && !unsettled && !drain.closing() && !res.headersSent && !res.destroyed ? this.countAtOnce(answer.caller, answer.expensive) : null;
     if (!drain || budget === null) {
       answer.restore?.();
       return fallback(req, res);
@@ -420,7 +445,10 @@ export class FastLane {
     const head: string[] = [];
     for (const [name, value] of answer.headers) head.push(name, value);
     for (const [name, value] of budget) head.push(name, value);
-    head.push('vary', 'Origin', 'x-trace-id', traceId);
+    if (cors !== null) for (const [name, value] of cors) head.push(name, value);
+    const coding = answer.body === null || answer.coding === 'identity' ? undefined : answer.coding;
+    head.push('vary', coding === undefined ? 'Origin' : VARY_ENCODED, 'x-trace-id', traceId);
+    if (coding !== undefined) head.push('content-encoding', coding);
     if (answer.body !== null) head.push('content-type', JSON_TYPE, 'content-length', String(answer.body.length));
     res.writeHead(answer.status, head);
     res.end(answer.body ?? undefined);
@@ -470,7 +498,8 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   // The fast lane sits in front of Fastify's handler on the server itself (see FastLane).
   let drain: Drain | undefined;
-  const lane = new FastLane(options.logLevel !== 'debug' && options.logLevel !== 'trace', () => drain);
+  const corsOrigins = options.corsOrigins ?? { kind: 'exact', origins: [] };
+  const lane = new FastLane(options.logLevel !== 'debug' && options.logLevel !== 'trace', () => drain, corsOrigins);
   const app = Fastify({
     serverFactory: (handler, opts) => {
       // What Fastify does for its own HTTP/1 server (lib/server.js), with the lane in front of its handler.
@@ -525,7 +554,7 @@ export async function createOrigin<Ctx extends BaseContext>(options: OriginOptio
   });
   // CORS before the drain and the rate limit: a preflight is answered here (no budget, no token), and
   // every later answer, errors included, carries the CORS headers. Compression wraps every route's reply.
-  await registerCors(app, options.corsOrigins ?? { kind: 'exact', origins: [] });
+  await registerCors(app, corsOrigins);
   await registerCompression(app);
   drain = drainOnClose(app);
 

@@ -6,12 +6,17 @@
  *     optimize computed again) and the Fastify route's answer to the same request;
  *   - If-None-Match answers 304 with the same headers as the Fastify route's;
  *   - a new analysis day (the pipeline invalidating the cache) and a new universe version change the bytes;
- *   - a budget the request would exceed, a body that is not the demo body's bytes, and a request with
- *     Accept-Encoding take the full path (429, 400 DEMO_BODY_MISMATCH, compression).
- * Requests go out through node:http with exactly the headers given (fetch would add Accept-Encoding,
- * which the lane leaves to Fastify's compression); `fastLane.served` tells which path answered.
+ *   - a budget the request would exceed, a body that is not the demo body's bytes, and an Origin the
+ *     CORS rule refuses take the full path (429, 400 DEMO_BODY_MISMATCH, no CORS headers);
+ *   - browsers' requests (Accept-Encoding, an allowed Origin) are answered by the lane with the Fastify
+ *     route's headers and encoding, the compressed bytes decoding to the identity body; a cached read's
+ *     compressed bytes are its prefix compressed once and the timestamp appended (cors.ts SplicedBody).
+ * Requests go out through node:http with exactly the headers given; `fastLane.served` tells which path
+ * answered.
  */
 import http from 'node:http';
+import zlib from 'node:zlib';
+import { SplicedBody, CORS_EXPOSED_HEADERS } from '../../subgraphs/platform/cors.js';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { analysisServiceOf } from '../../app/origins.js';
 import { AllocationService, DEMO_OPTIMIZE_BODY, DEMO_OPTIMIZE_BODY_BYTES } from '../../subgraphs/allocation/service.js';
@@ -27,7 +32,9 @@ const RESULT = '/api/v1/results/analysis';
 const DEMO = '/api/v1/demo/results/analysis';
 const OPTIMIZE = '/api/v1/portfolios/optimize';
 
-const config = testConfig({ ANALYZE_ON_START: 'false', DEMO_SYMBOL_COUNT: '12', ALLOCATION_UNIVERSE_TTL_MS: '0', RATE_LIMIT_PARTNERS: 'tiny=2' });
+const ALLOWED_ORIGIN = 'https://app.example';
+const REFUSED_ORIGIN = 'https://elsewhere.example';
+const config = testConfig({ ANALYZE_ON_START: 'false', DEMO_SYMBOL_COUNT: '12', ALLOCATION_UNIVERSE_TTL_MS: '0', RATE_LIMIT_PARTNERS: 'tiny=2', CORS_ORIGINS: ALLOWED_ORIGIN });
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 let store: TestDb;
 let platform: RunningPlatform;
@@ -70,8 +77,15 @@ function comparable(headers: http.IncomingHttpHeaders): Record<string, unknown> 
   return rest;
 }
 
-const timestampOf = (body: Buffer) => /^\{"success":true,"timestamp":"([^"]+)"/.exec(body.toString('utf8'))?.[1] ?? 'none';
-const envelope = (timestamp: string, text: string) => Buffer.from(`{"success":true,"timestamp":"${timestamp}","result":${text},"error":null}`, 'utf8');
+/** The body as sent, decoded from its Content-Encoding. */
+function decoded(res: Raw): Buffer {
+  const coding = res.headers['content-encoding'];
+  return coding === 'gzip' ? zlib.gunzipSync(res.body) : coding === 'br' ? zlib.brotliDecompressSync(res.body) : res.body;
+}
+const timestampOf = (body: Buffer) => /,"error":null,"timestamp":"([^"]+)"\}$/.exec(body.toString('utf8'))?.[1] ?? 'none';
+const envelopeHead = (text: string) => Buffer.from(`{"success":true,"result":${text},"error":null,"timestamp":"`, 'utf8');
+const envelopeTail = (timestamp: string) => Buffer.from(`${timestamp}"}`, 'latin1');
+const envelope = (timestamp: string, text: string) => Buffer.concat([envelopeHead(text), envelopeTail(timestamp)]);
 /** A service without a cache: the result as it is serialised afresh. */
 const fresh = () => new AnalysisService(store.db, config.demo.symbol, { snapshotCacheTtlMs: 0 });
 
@@ -135,16 +149,19 @@ describe('analysis reads', () => {
     expect(comparable(fast.headers)).toEqual(comparable(full.headers));
   });
 
-  it('If-None-Match answers 304 with the Fastify route headers; Accept-Encoding is left to compression', async () => {
+  it('If-None-Match answers 304 with the Fastify route headers, whatever the Accept-Encoding and Origin', async () => {
     const first = await via('analysis', `${RESULT}/${symbol()}`, { headers: partner() });
     const etag = String(first.headers.etag);
-    const fast = await via('analysis', `${RESULT}/${symbol()}`, { headers: partner({ 'if-none-match': `"x", ${etag}` }) });
-    const full = await via('analysis', `${RESULT}/${symbol()}?via=fastify`, { headers: partner({ 'if-none-match': `"x", ${etag}` }) });
-    expect([fast.status, fast.lane, full.status, full.lane]).toEqual([304, true, 304, false]);
-    expect(fast.body.length).toBe(0);
-    expect(comparable(fast.headers)).toEqual(comparable(full.headers));
-    const gzip = await via('analysis', `${RESULT}/${symbol()}`, { headers: partner({ 'accept-encoding': 'gzip' }) });
-    expect([gzip.lane, gzip.headers['content-encoding']]).toEqual([false, 'gzip']);
+    for (const extra of [{}, { 'accept-encoding': 'gzip, deflate, br, zstd', origin: ALLOWED_ORIGIN }] as Array<Record<string, string>>) {
+      const headers = partner({ 'if-none-match': `"x", ${etag}`, ...extra });
+      const fast = await via('analysis', `${RESULT}/${symbol()}`, { headers });
+      const full = await via('analysis', `${RESULT}/${symbol()}?via=fastify`, { headers });
+      expect([fast.status, fast.lane, full.status, full.lane]).toEqual([304, true, 304, false]);
+      expect(fast.body.length).toBe(0);
+      expect(fast.headers['content-encoding']).toBeUndefined();
+      expect(fast.headers.etag).toBe(etag);
+      expect(comparable(fast.headers)).toEqual(comparable(full.headers));
+    }
   });
 
   it('a new analysis day is served at once, never the previous bytes', async () => {
@@ -217,5 +234,112 @@ describe('demo optimize', () => {
     expect(JSON.parse(before.body.toString()).analysis_date).not.toBe(day);
     expect(JSON.parse(after.body.toString()).analysis_date).toBe(day);
     expect(stable(after.body)).toBe(stable(Buffer.from(await computed())));
+  });
+});
+
+describe('browsers: compression and CORS on the lane and the Fastify route alike', () => {
+  type Answer = Raw & { lane: boolean };
+  type Call = (headers: Record<string, string>) => Promise<Answer>;
+  /** Accept-Encoding values and the coding each gets (undefined: sent as it is). */
+  const CODINGS: ReadonlyArray<readonly [string, 'gzip' | 'br' | undefined]> = [
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+    ['gzip;q=0, br', 'br'],
+    ['identity', undefined],
+    ['gzip, deflate, br, zstd', 'br'],
+    ['br;q=0.5, gzip', 'gzip'],
+  ];
+  const symbol = () => config.demo.symbol;
+  const stable = (body: Buffer) => body.toString().replace(/"(portfolio_id|created_at)":"[^"]*"/g, '');
+
+  /**
+   * For every coding, without Origin and with the allowed one: the lane answers, with the Fastify
+   * route's status and headers (CORS, Vary, Content-Encoding, length), bytes `rebuild` makes again
+   * from the decoded body, and a decoded body `check` accepts; a refused Origin goes to Fastify and
+   * gets no CORS header.
+   */
+  async function expectAlike(
+    fast: Call,
+    full: Call,
+    rebuild: (identity: Buffer, coding: 'gzip' | 'br' | 'identity') => Buffer,
+    check: (identity: Buffer) => void,
+    sameLength = true,
+  ): Promise<void> {
+    const alike = (headers: http.IncomingHttpHeaders) => {
+      const { 'content-length': length, ...rest } = comparable(headers);
+      return sameLength ? { ...rest, 'content-length': length } : rest;
+    };
+    for (const [acceptEncoding, coding] of CODINGS) {
+      for (const origin of [undefined, ALLOWED_ORIGIN]) {
+        const headers = { 'accept-encoding': acceptEncoding, 'x-trace-id': 'lane-browser', ...(origin ? { origin } : {}) };
+        const a = await fast(headers);
+        const b = await full(headers);
+        expect([a.status, a.lane, b.status, b.lane]).toEqual([200, true, 200, false]);
+        expect(alike(a.headers)).toEqual(alike(b.headers));
+        expect(a.headers['content-encoding']).toBe(coding);
+        expect(a.headers.vary).toBe(coding ? 'Origin, accept-encoding' : 'Origin');
+        expect(a.headers['access-control-allow-origin']).toBe(origin);
+        if (origin) expect(a.headers['access-control-expose-headers']).toBe(CORS_EXPOSED_HEADERS.join(', '));
+        for (const res of [a, b]) {
+          expect(Number(res.headers['content-length'])).toBe(res.body.length);
+          const identity = decoded(res);
+          expect(res.body.equals(rebuild(identity, coding ?? 'identity'))).toBe(true);
+          check(identity);
+        }
+      }
+    }
+    const refused = await fast({ 'accept-encoding': 'gzip', 'x-trace-id': 'lane-browser', origin: REFUSED_ORIGIN });
+    expect([refused.status, refused.lane, refused.headers['content-encoding'], refused.headers['access-control-allow-origin']]).toEqual([200, false, 'gzip', undefined]);
+    check(decoded(refused));
+  }
+
+  /** An analysis envelope's encoded bytes again, from a fresh serialisation and the answer's timestamp. */
+  const envelopeRebuilt = (text: string) => (identity: Buffer, coding: 'gzip' | 'br' | 'identity') =>
+    new SplicedBody(envelopeHead(text)).encode(coding, envelopeTail(timestampOf(identity)));
+  const envelopeCheck = (text: string) => (identity: Buffer) => {
+    expect(identity.equals(envelope(timestampOf(identity), text))).toBe(true);
+    const json = JSON.parse(identity.toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(json).sort()).toEqual(['error', 'result', 'success', 'timestamp']);
+    expect([json.success, json.error, typeof json.result]).toEqual([true, null, 'object']);
+    expect(new Date(String(json.timestamp)).toISOString()).toBe(json.timestamp);
+  };
+
+  it('partner read', async () => {
+    const partner = (extra: Record<string, string>) => ({ authorization: `Bearer ${token}`, ...extra });
+    await via('analysis', `${RESULT}/${symbol()}`, { headers: partner({}) });
+    const text = (await fresh().partnerResult(PARTNER, symbol())).text;
+    await expectAlike(
+      (headers) => via('analysis', `${RESULT}/${symbol()}`, { headers: partner(headers) }),
+      (headers) => via('analysis', `${RESULT}/${symbol()}?via=fastify`, { headers: partner(headers) }),
+      envelopeRebuilt(text),
+      envelopeCheck(text),
+    );
+  });
+
+  it('demo read', async () => {
+    await via('analysis', `${DEMO}/${symbol()}`);
+    const text = (await fresh().demoResult(symbol())).text;
+    await expectAlike(
+      (headers) => via('analysis', `${DEMO}/${symbol()}`, { headers }),
+      // The demo route ignores tokens; one sends the request to the full path.
+      (headers) => via('analysis', `${DEMO}/${symbol()}`, { headers: { ...headers, authorization: `Bearer ${token}` } }),
+      envelopeRebuilt(text),
+      envelopeCheck(text),
+    );
+  });
+
+  it('demo optimize', async () => {
+    const post = (body: Buffer) => (headers: Record<string, string>) =>
+      via('allocation', OPTIMIZE, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    const computed = (await new AllocationService(store.db, { universeTtlMs: 0 }).optimizeBody({ kind: 'anonymous' }, JSON.parse(DEMO_OPTIMIZE_BODY_BYTES.toString()), { traceId: 'lane-browser', naming: 'rest' })).responseText;
+    expect(Buffer.byteLength(computed)).toBeGreaterThan(1024); // over the compression threshold
+    await expectAlike(
+      post(DEMO_OPTIMIZE_BODY_BYTES),
+      post(Buffer.from(JSON.stringify(DEMO_OPTIMIZE_BODY, null, 1))),
+      (identity, coding) => (coding === 'identity' ? identity : coding === 'gzip' ? zlib.gzipSync(identity) : zlib.brotliCompressSync(identity, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: identity.length } })),
+      (identity) => expect(stable(identity)).toBe(stable(Buffer.from(computed))),
+      // Each answer has its own id and time: compressed, their lengths may differ by a byte.
+      false,
+    );
   });
 });
