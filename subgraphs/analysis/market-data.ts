@@ -5,7 +5,7 @@
  */
 import type { Db, Queryable } from '../platform/db.js';
 import { parseBarsCsv, parseSecuritiesCsv, type BarsFormat, type RowError } from './engine/market-csv.js';
-import type { Bar, SecurityRecord } from './engine/market-types.js';
+import type { Bar, BarSeries, SecurityRecord } from './engine/market-types.js';
 import { generateSyntheticMarket, type SyntheticMarketOptions } from './engine/synthetic-market.js';
 import * as store from './store.js';
 
@@ -116,24 +116,29 @@ export interface DemoLoadReport {
   lastDate: string;
 }
 
-/** Generates the deterministic synthetic market and stores it in one transaction. */
-export async function loadSyntheticMarket(db: Db, options: SyntheticMarketOptions, onProgress?: Progress): Promise<DemoLoadReport> {
+/**
+ * Generates the deterministic synthetic market and stores it in one transaction. `intoEmptyStore`: the
+ * store holds no securities (so no bars), and the bars are inserted without looking for ones to replace.
+ */
+export async function loadSyntheticMarket(db: Db, options: SyntheticMarketOptions, onProgress?: Progress, intoEmptyStore = false): Promise<DemoLoadReport> {
   const market = generateSyntheticMarket(options);
   let bars = 0;
   await db.transaction(async (tx) => {
     await store.upsertSecurities(tx, market.securities);
     // Many symbols per statement: one round trip per ~20,000 bars instead of one per symbol.
     let done = 0;
-    let pending: Bar[] = [];
+    let pending: BarSeries[] = [];
+    let rows = 0;
     onProgress?.(0, market.securities.length);
     for (const series of market.series()) {
-      for (let i = 0; i < series.dates.length; i++) {
-        pending.push({ symbol: series.symbol, date: series.dates[i], open: series.open[i], high: series.high[i], low: series.low[i], close: series.close[i], volume: series.volume[i] });
-      }
+      pending.push(series);
+      rows += series.dates.length;
       done++;
-      if (pending.length >= 20_000 || done === market.securities.length) {
-        bars += await store.upsertBars(tx, pending);
+      if (rows >= 20_000 || done === market.securities.length) {
+        if (intoEmptyStore) bars += await store.insertNewBarSeries(tx, pending);
+        else bars += await store.upsertBars(tx, pending.flatMap(barRows));
         pending = [];
+        rows = 0;
         onProgress?.(done, market.securities.length);
       }
     }
@@ -146,8 +151,12 @@ export async function loadSyntheticMarket(db: Db, options: SyntheticMarketOption
   };
 }
 
+/** A series' bars as rows. */
+const barRows = (s: BarSeries): Bar[] =>
+  s.dates.map((date, i) => ({ symbol: s.symbol, date, open: s.open[i], high: s.high[i], low: s.low[i], close: s.close[i], volume: s.volume[i] }));
+
 /** Loads the demo market when the store holds no securities yet; returns null when it did nothing. */
 export async function ensureDemoMarket(db: Db, options: SyntheticMarketOptions, onProgress?: Progress): Promise<DemoLoadReport | null> {
   if ((await store.countSecurities(db)) > 0) return null;
-  return loadSyntheticMarket(db, options, onProgress);
+  return loadSyntheticMarket(db, options, onProgress, true);
 }
