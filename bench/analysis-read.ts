@@ -17,6 +17,12 @@
  * are measured separately. The run is repeated in rounds, each measuring the baseline again right before
  * the others, and the median ratio is reported, so a busy moment on the machine skews one round only.
  *
+ * Browser-like clients: the cached partner read with the headers a browser's fetch sends
+ * (`Accept-Encoding: gzip, deflate, br, zstd` and an allowed `Origin`), against its own fair baseline
+ * measured in the same round: a bare node:http server writing the origin's compressed answer (br, the
+ * same bytes) from memory with Content-Encoding and Vary. Its ratio is the median of the per-round
+ * ratios to that baseline (target: 60% too).
+ *
  *   npm run bench:analysis-read
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=64 npm run bench:analysis-read
  */
@@ -24,6 +30,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import Fastify from 'fastify';
 import { buildAnalysisOrigin, type OriginDeps } from '../app/origins.js';
 import { ensureDemoMarket } from '../subgraphs/analysis/market-data.js';
@@ -80,6 +87,8 @@ async function main(): Promise<void> {
   // evidence included, in its envelope) from memory, nothing else; (a') a bare Fastify route answering
   // the same envelope with a fresh timestamp.
   const answer = await (await fetch(`${cachedUrl}${route}`, { headers: auth })).text();
+  // Every server must answer the same bytes (apart from the timestamp) before anything is measured.
+  const strip = (s: string) => s.replace(/"timestamp":"[^"]+"/, '');
   const answerBytes = Buffer.from(answer, 'utf8');
   const node = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': answerBytes.length });
@@ -91,13 +100,34 @@ async function main(): Promise<void> {
       resolve(typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '');
     });
   });
+  // The browser-like baseline: the origin's own compressed answer for a browser's headers, sent as it is.
+  const browser = { ...auth, 'accept-encoding': 'gzip, deflate, br, zstd', origin: 'http://localhost:5173' };
+  const compressed = await rawGet(`${cachedUrl}${route}`, browser);
+  if (compressed.headers['content-encoding'] !== 'br' || compressed.headers['access-control-allow-origin'] !== browser.origin) {
+    throw new Error('the origin did not answer the browser-like read compressed with its CORS headers');
+  }
+  if (strip(zlib.brotliDecompressSync(compressed.body).toString('utf8')) !== strip(answer)) throw new Error('the compressed answer is not the envelope');
+  const nodeBrowser = http.createServer((_request, response) => {
+    response.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': compressed.body.length,
+      'content-encoding': 'br',
+      vary: 'Origin, accept-encoding',
+      'access-control-allow-origin': browser.origin,
+    });
+    response.end(compressed.body);
+  });
+  const nodeBrowserUrl = await new Promise<string>((resolve) => {
+    nodeBrowser.listen(0, '127.0.0.1', () => {
+      const address = nodeBrowser.address();
+      resolve(typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '');
+    });
+  });
   const bare = Fastify({ logger: false });
   bare.get('/bare/:symbol', async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(answer.replace(/"timestamp":"[^"]+"/, `"timestamp":"${new Date().toISOString()}"`)),
   );
   const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
-  // Every server must answer the same bytes (apart from the timestamp) before anything is measured.
-  const strip = (s: string) => s.replace(/"timestamp":"[^"]+"/, '');
   const answers = await Promise.all([
     fetch(`${nodeUrl}/node/${symbol}`).then((r) => r.text()),
     fetch(`${bareUrl}/bare/${symbol}`).then((r) => r.text()),
@@ -120,7 +150,11 @@ async function main(): Promise<void> {
     { label: 'analysis origin, partner token, cache off (TTL 0)', job: job(`${uncachedUrl}${route}`, auth) },
     { label: 'analysis origin, partner token, dated reads', job: job(seed.dates.map((d) => `${cachedUrl}${route}?date=${d}`), auth) },
     { label: 'analysis origin, demo route (no token)', job: job(`${cachedUrl}/api/v1/demo/results/analysis/${config.demo.symbol}`) },
+    { label: 'bare node:http, same br bytes (browser baseline)', job: job(`${nodeBrowserUrl}/node/${symbol}`, browser) },
+    { label: 'analysis origin, partner token, browser headers', job: job(`${cachedUrl}${route}`, browser) },
   ];
+  const BROWSER_BASE = scenarios.length - 2;
+  const BROWSER = scenarios.length - 1;
   console.log(
     `analysis REST read on PGlite: ${symbol}, answer ${(answerBytes.length / 1024).toFixed(1)} KiB, ${connections} keep-alive connections, ` +
       `${warmupMs / 1000} s warm-up + ${seconds} s per scenario, ${rounds} round(s) (each round measures the baseline again), ` +
@@ -136,15 +170,38 @@ async function main(): Promise<void> {
       );
     }
   }
+  // The browser-like read against its own baseline, round by round.
+  const browserRatios = results[BROWSER].map((r, round) => r.requests / r.seconds / (results[BROWSER_BASE][round].requests / results[BROWSER_BASE][round].seconds));
+  const browserCpuRatios = results[BROWSER].map((r, round) => (results[BROWSER_BASE][round].serverCpuUs ?? NaN) / (r.serverCpuUs ?? NaN));
   const met = median(ratios[2]) >= TARGET;
+  const browserMet = median(browserRatios) >= TARGET;
   console.log(
     `partner read (cached) / bare node:http: ${(100 * median(ratios[2])).toFixed(0)}% of the requests/s, ${(100 * median(cpuRatios[2])).toFixed(0)}% by CPU per request ` +
       `(target >= ${100 * TARGET}% of the requests/s: ${met ? 'met' : 'NOT met'}); against bare Fastify ${(100 * (median(ratios[2]) / median(ratios[1]))).toFixed(0)}%`,
   );
+  console.log(
+    `partner read (cached), browser headers (br, ${compressed.body.length} bytes, allowed Origin) / bare node:http sending the same br bytes: ` +
+      `${(100 * median(browserRatios)).toFixed(0)}% of the requests/s, ${(100 * median(browserCpuRatios)).toFixed(0)}% by CPU per request ` +
+      `(${cpu(BROWSER).toFixed(0)} us vs ${cpu(BROWSER_BASE).toFixed(0)} us; target >= ${100 * TARGET}%: ${browserMet ? 'met' : 'NOT met'}); load average now ${loadText()}`,
+  );
 
-  await Promise.all([bare.close(), cached.close(), uncached.close(), new Promise((resolve) => node.close(resolve))]);
+  await Promise.all([bare.close(), cached.close(), uncached.close(), new Promise((resolve) => node.close(resolve)), new Promise((resolve) => nodeBrowser.close(resolve))]);
   await db.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** One GET with exactly these headers, the body as it came (still encoded). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
 }
 
 main().catch((err: unknown) => {
