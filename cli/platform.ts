@@ -44,6 +44,8 @@ export interface RunningPlatform {
   history: AnalyzeSummary | null;
   /** The evidence measured on start, or null when ANALYZE_HISTORY_EVERY is 0. */
   evidence: EvidenceRefresh | null;
+  /** How long each start-up step took, in the order they ran (steps that did not run are absent). */
+  timings: StartUpTiming[];
   /** Stops accepting requests, drains in-flight ones, then closes the store (nothing is lost). */
   close(): Promise<void>;
 }
@@ -54,7 +56,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   const urls: RunningPlatform['urls'] = {};
   let db: Db | undefined = options.db;
   const ownsDb = !options.db;
-  let steps: StartUpReport = { demo: null, demoBook: null, analysis: null, history: null, evidence: null };
+  let steps: StartUpReport = { demo: null, demoBook: null, analysis: null, history: null, evidence: null, timings: [] };
 
   const close = async () => {
     // Gateway first (it calls the subgraphs), then the subgraphs, then the store.
@@ -67,16 +69,25 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
       const store = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
       // Requests wait at most DB_QUERY_TIMEOUT_MS for the store (then 503).
       db ??= await openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
-      // The start-up steps are batch work: on PostgreSQL they run on a pool of their own without that
-      // deadline (a migration or the analysis's load of every bar may take longer). PGlite's deadline
-      // only bounds waiting for the connection, and nothing else uses it while the origins start.
-      const startUpDb = ownsDb && config.databaseUrl ? await openDb(store) : db;
-      try {
-        steps = await startUpSteps(config, subgraphs, startUpDb, options);
-      } finally {
-        if (startUpDb !== db) await startUpDb.close();
-      }
+      const batchDb = ownsDb && config.databaseUrl ? () => openDb(store) : undefined;
+      steps = await startUpSteps(config, subgraphs, db, batchDb, options);
       if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
+      if (ownsDb && (steps.demo || steps.analysis || steps.history)) {
+        // After the start-up writes, before the origins listen: a checkpoint gives back the disk the
+        // write-ahead log took and, after bulk writes, the embedded store is closed and opened afresh.
+        // PGlite's WebAssembly memory only grows: after loading the market and storing the analysis it
+        // held hundreds of megabytes a running server never needs again. Nothing may keep the closed
+        // instance (it would keep that memory): `db` is its only holder. An embedded store in memory (no
+        // data directory) cannot be opened afresh: its data would go with it.
+        const started = performance.now();
+        await db.checkpoint?.();
+        if (db.kind === 'pglite' && config.dataDir && wroteMuch(steps)) {
+          await db.close();
+          db = undefined;
+          db = await openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
+        }
+        steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });
+      }
       const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
       for (const subgraph of subgraphs) {
         const app = await ORIGIN_BUILDERS[subgraph](deps);
@@ -101,29 +112,81 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   return { urls, apps, db, ...steps, close };
 }
 
-type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence'>;
+type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence' | 'timings'>;
+
+export interface StartUpTiming {
+  step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'history' | 'evidence' | 'store settled';
+  ms: number;
+}
+
+/** One line for the console: `Start-up steps: migrations 0.1 s, demo market 6.4 s, ...` (bench/store.ts reads it). */
+export function formatStartUpTimings(timings: readonly StartUpTiming[]): string {
+  return `Start-up steps: ${timings.map((t) => `${t.step} ${(t.ms / 1000).toFixed(1)} s`).join(', ')}`;
+}
+
+/**
+ * Rows written by the start-up steps above which the embedded store is opened afresh before the origins
+ * listen (see startPlatform). The default demo's first start writes about 450,000 (378,756 bars, 63,500
+ * snapshots) and left PGlite holding hundreds of megabytes; a small store (the tests' 22 symbols, about
+ * 7,000 rows) does not grow it enough to pay for the second of a reopen.
+ */
+const SETTLE_AFTER_ROWS = 50_000;
+
+/** Whether the start-up steps wrote in bulk (the demo market or analysis runs, counted in rows). */
+const wroteMuch = (steps: StartUpReport): boolean =>
+  (steps.demo?.bars ?? 0) + (steps.analysis?.snapshots ?? 0) + (steps.history?.snapshots ?? 0) >= SETTLE_AFTER_ROWS;
 
 /**
  * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis,
  * then the sampled history and the evidence measured on it (each stops early when aborted).
  */
-async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartOptions): Promise<StartUpReport> {
+async function startUpSteps(
+  config: Config,
+  subgraphs: readonly Subgraph[],
+  origins: Db,
+  batchDb: (() => Promise<Db>) | undefined,
+  options: StartOptions,
+): Promise<StartUpReport> {
+  // The start-up steps are batch work: on PostgreSQL they run on a pool of their own without the
+  // origins' deadline (a migration or the analysis's load of every bar may take longer). PGlite's deadline
+  // only bounds waiting for the connection, and nothing else uses it while the origins start.
+  const db = batchDb ? await batchDb() : origins;
+  try {
+    return await startUpStepsOn(config, subgraphs, db, options);
+  } finally {
+    if (db !== origins) await db.close();
+  }
+}
+
+async function startUpStepsOn(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartOptions): Promise<StartUpReport> {
   let demo: DemoLoadReport | null = null;
   let demoBook: DemoBookReport | null = null;
   let analysis: AnalyzeSummary | null = null;
   let history: AnalyzeSummary | null = null;
   let evidence: EvidenceRefresh | null = null;
-  await migrate(db, ALL_MIGRATIONS);
+  const timings: StartUpTiming[] = [];
+  /** Runs a step and notes its time. */
+  const timed = async <T>(step: StartUpTiming['step'], run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      timings.push({ step, ms: Math.round(performance.now() - started) });
+    }
+  };
+  await timed('migrations', () => migrate(db, ALL_MIGRATIONS));
   if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
-    demo = await ensureDemoMarket(
-      db,
-      { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
-      options.onDemoProgress,
+    demo = await timed('demo market', () =>
+      ensureDemoMarket(
+        db,
+        { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
+        options.onDemoProgress,
+      ),
     );
   }
   const aborted = () => options.signal?.aborted === true;
   if (config.demo.loadOnStart && subgraphs.includes('allocation') && !aborted()) {
-    demoBook = await ensureDemoBook(db, { exclude: [config.demo.symbol, config.marketIndexSymbol] });
+    demoBook = await timed('demo book', () => ensureDemoBook(db, { exclude: [config.demo.symbol, config.marketIndexSymbol] }));
   }
   /** A step that aborting may cut short: its rejection then means "stopped", not a failure (null). */
   const unlessAborted = async <T>(step: () => Promise<T>): Promise<T | null> => {
@@ -137,15 +200,15 @@ async function startUpSteps(config: Config, subgraphs: readonly Subgraph[], db: 
   const analyses = config.analysis.analyzeOnStart && subgraphs.includes('analysis');
   const run = { workers: config.analysis.workers, signal: options.signal };
   if (analyses && !aborted()) {
-    analysis = await unlessAborted(() =>
-      ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, { ...run, onProgress: options.onAnalysisProgress }),
+    analysis = await timed('analysis', () =>
+      unlessAborted(() => ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, { ...run, onProgress: options.onAnalysisProgress })),
     );
   }
   if (analyses && config.analysis.historyEvery > 0 && !aborted()) {
-    history = await unlessAborted(() =>
-      ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress }),
+    history = await timed('history', () =>
+      unlessAborted(() => ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress })),
     );
-    if (!aborted()) evidence = await refreshEvidence(db, options.signal);
+    if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal));
   }
-  return { demo, demoBook, analysis, history, evidence };
+  return { demo, demoBook, analysis, history, evidence, timings };
 }
