@@ -137,3 +137,24 @@ describe('aucWithInterval', () => {
     expect(rate).toBe(0);
   });
 });
+
+describe('aucWithInterval replicates from the date-pair table', () => {
+  it('gives the same interval bit for bit as the pass over the rows, with ties across and within dates and NaN scores', () => {
+    const rng = createPrng(77);
+    for (let trial = 0; trial < 12; trial++) {
+      const days = 10 + rng.int(15);
+      const n = days * (5 + rng.int(60));
+      const dates = Array.from({ length: n }, () => dateOf(rng.int(days)));
+      // Coarse scores (many ties, long tied runs) in half the trials, fine ones in the others.
+      const scores = Array.from({ length: n }, (_, i) => (i % 29 === 0 ? NaN : trial % 2 === 0 ? rng.int(6) / 5 : rng.normal()));
+      const labels = scores.map((s) => (rng.next() < 0.3 + (Number.isNaN(s) ? 0 : 0.05 * s) ? 1 : 0));
+      const options = { replicates: 200, seed: 9 + trial };
+      const rows = aucWithInterval(dates, scores, labels, { ...options, datePairs: false });
+      const pairs = aucWithInterval(dates, scores, labels, { ...options, datePairs: true });
+      expect(rows.ci).not.toBeNull();
+      expect(pairs).toEqual(rows);
+      expect(Object.is(pairs.ci?.low, rows.ci?.low) && Object.is(pairs.ci?.high, rows.ci?.high)).toBe(true);
+    }
+  });
+});
+
