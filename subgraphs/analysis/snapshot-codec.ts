@@ -200,3 +200,80 @@ export function numericText(n: number): string {
   else text = `${digits.slice(0, intLength)}.${digits.slice(intLength)}`;
   return negative ? `-${text}` : text;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Members of an object's JSON text, without parsing the rest
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The raw text of each wanted member of a JSON object's text (valid JSON, e.g. jsonb's text form), by key;
+ * other members are skipped over without being parsed. A member of jsonb text is itself in jsonb's text
+ * form. A key given twice keeps its last value, as JSON.parse and jsonb keep it.
+ */
+export function jsonMembers(text: string, wanted: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  let i = skipSpace(text, text.indexOf('{') + 1);
+  while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
+    const keyEnd = stringEnd(text, i);
+    const rawKey = text.slice(i, keyEnd);
+    const key = rawKey.includes('\\') ? (JSON.parse(rawKey) as string) : rawKey.slice(1, -1);
+    i = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
+    const end = valueEnd(text, i);
+    if (wanted.has(key)) out.set(key, text.slice(i, end));
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+  }
+  return out;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++i));
+  return i;
+}
+
+/** The index just past the string that opens at `from` (a quote). */
+function stringEnd(text: string, from: number): number {
+  let at = from + 1;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) throw new SyntaxError('Unterminated string in JSON');
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    at = quote + 1;
+  }
+}
+
+/** The index just past the value that starts at `from`. */
+function valueEnd(text: string, from: number): number {
+  const first = text.charCodeAt(from);
+  if (first === QUOTE) return stringEnd(text, from);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    for (let i = from; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) i = stringEnd(text, i) - 1;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+    }
+    throw new SyntaxError('Unterminated object or array in JSON');
+  }
+  let i = from;
+  for (let c = text.charCodeAt(i); i < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && c !== 32 && c !== 10 && c !== 13 && c !== 9; c = text.charCodeAt(++i));
+  return i;
+}
+
+/** Keys in jsonb's order (shorter first, then by bytes). */
+export function jsonbKeyOrder(keys: readonly string[]): string[] {
+  return [...keys].sort(compareKeys);
+}
+

@@ -12,7 +12,7 @@
 import type { Queryable } from '../platform/db.js';
 import type { AnalysisDocument } from './engine/document.js';
 import type { AssetType, Bar, BarSeries, DataSource, GicsSector, SecurityRecord } from './engine/market-types.js';
-import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText } from './snapshot-codec.js';
+import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbKeyOrder, jsonMembers } from './snapshot-codec.js';
 
 interface SecurityRow extends Record<string, unknown> {
   symbol: string;
@@ -532,19 +532,27 @@ export async function snapshotOutputPartsOn(db: Queryable, dates: readonly strin
 const OUTPUT_PART_KEYS = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
 const SATA_PART_KEYS = ['indicators', 'stage_detail'];
 
-/** The output parts of a document's JSON text, as the jsonb query above prints them for a jsonb row. */
+/** Every member snapshotOutputPartsOn reads, in jsonb's key order (the order it prints them in). */
+const OUTPUT_PART_ORDER = jsonbKeyOrder([...OUTPUT_PART_KEYS, ...SATA_PART_KEYS]);
+const OUTPUT_PART_SET = new Set(OUTPUT_PART_ORDER);
+const SATA_SCORE = new Set(['sata_score']);
+
+/**
+ * The output parts of a document's jsonb text, as the jsonb query above prints them for a jsonb row: the
+ * members are cut out of the text (a member of jsonb text is in jsonb's text form), the rest of the
+ * document is skipped without being parsed.
+ */
 function outputPartsText(text: string): string {
-  const doc = JSON.parse(text) as Record<string, unknown>;
-  const parts: Record<string, unknown> = {};
-  for (const key of OUTPUT_PART_KEYS) if (key in doc) parts[key] = doc[key];
-  for (const key of SATA_PART_KEYS) {
-    if (!(key in doc)) continue;
-    const value = doc[key];
+  const members = jsonMembers(text, OUTPUT_PART_SET);
+  const parts: string[] = [];
+  for (const key of OUTPUT_PART_ORDER) {
+    const value = members.get(key);
+    if (value === undefined) continue;
     // jsonb's `value -> 'sata_score'` is SQL NULL (a JSON null in the object built) unless value is an object with that key.
-    const score = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).sata_score : undefined;
-    parts[key] = { sata_score: score === undefined ? null : score };
+    const printed = SATA_PART_KEYS.includes(key) ? `{"sata_score": ${(value.startsWith('{') ? jsonMembers(value, SATA_SCORE).get('sata_score') : undefined) ?? 'null'}}` : value;
+    parts.push(`"${key}": ${printed}`);
   }
-  return jsonbText(parts);
+  return `{${parts.join(', ')}}`;
 }
 
 /** The dates with a bar of some equity (the pipeline's calendar), ascending. */

@@ -10,7 +10,7 @@ import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
 import { loadSyntheticMarket } from '../../subgraphs/analysis/market-data.js';
 import { analyzeUniverse, loadUniverse } from '../../subgraphs/analysis/pipeline.js';
-import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText, numericText } from '../../subgraphs/analysis/snapshot-codec.js';
+import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText, jsonMembers, numericText } from '../../subgraphs/analysis/snapshot-codec.js';
 import { SNAPSHOT_DICTIONARY_1 } from '../../subgraphs/analysis/snapshot-dictionary.js';
 import * as store from '../../subgraphs/analysis/store.js';
 import type { Db } from '../../subgraphs/platform/db.js';
@@ -39,9 +39,21 @@ async function insertJsonbRow(db: Db, symbol: string, date: string, text: string
   );
 }
 
+const PART_KEYS = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
+
+/** The evidence reads' parts of each JSON text as the database computes them from jsonb. */
+async function partsByDatabase(db: Db, texts: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ doc: string }>(
+    `SELECT (SELECT jsonb_object_agg(key, CASE WHEN key IN ('indicators', 'stage_detail') THEN jsonb_build_object('sata_score', value -> 'sata_score') ELSE value END)
+               FROM jsonb_each(d.doc::jsonb) WHERE key = ANY($2::text[]))::text AS doc
+       FROM unnest($1::text[]) WITH ORDINALITY AS d(doc, n) ORDER BY n`,
+    [texts, [...PART_KEYS, 'indicators', 'stage_detail']],
+  );
+  return rows.map((r) => r.doc);
+}
+
 /** snapshotOutputPartsOn as it read a store before packing (jsonb documents only). */
 async function outputPartsBeforePacking(db: Db, date: string): Promise<Array<{ symbol: string; docText: string }>> {
-  const keys = ['symbol', 'analysis_date', 'price', 'stage', 'stage_strength', 'signal', 'confidence', 'enhanced_signal', 'ml_signal', 'pattern_signal', 'best_pattern'];
   const rows = await db.query<{ symbol: string; doc: string }>(
     `SELECT symbol,
             (SELECT jsonb_object_agg(key, CASE WHEN key IN ('indicators', 'stage_detail') THEN jsonb_build_object('sata_score', value -> 'sata_score') ELSE value END)
@@ -49,13 +61,20 @@ async function outputPartsBeforePacking(db: Db, date: string): Promise<Array<{ s
        FROM analysis_snapshots
       WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
       ORDER BY analysis_date, symbol`,
-    [[date], PIPELINE_VERSION, [...keys, 'indicators', 'stage_detail']],
+    [[date], PIPELINE_VERSION, [...PART_KEYS, 'indicators', 'stage_detail']],
   );
   return rows.map((r) => ({ symbol: r.symbol, docText: r.doc }));
 }
 
 test('the dictionary of stored format 1 never changes (stored snapshots are read with exactly these bytes)', () => {
   expect(createHash('sha256').update(SNAPSHOT_DICTIONARY_1).digest('hex')).toBe('b218ca0b111d4e58dd727fc4a557164893ae49648ce1a033f9f3c6be3d819bc7');
+});
+
+test('members are cut out of JSON text as it is, whatever their strings hold', () => {
+  const text = jsonbText({ a: 'x", "b": {', b: { c: [1, { d: '}]' }], e: 'q\\' }, c: -1.5e-7, d: null, 'k"ey': true, e: [[], {}] });
+  const members = jsonMembers(text, new Set(['a', 'b', 'c', 'd', 'k"ey', 'e']));
+  expect(Object.fromEntries([...members].map(([k, v]) => [k, JSON.parse(v) as unknown]))).toEqual(JSON.parse(text));
+  expect(members.get('b')).toBe(jsonbText({ c: [1, { d: '}]' }], e: 'q\\' }));
 });
 
 test('numbers are written out in full where JavaScript uses an exponent', () => {
@@ -105,6 +124,9 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
     for (const s of await store.snapshotsOn(t.db, latest)) expect(s.docText).toBe(want.get(`${s.symbol}@${latest}`));
     const byDate = [...docs].sort((x, y) => x.date.localeCompare(y.date) || (x.symbol < y.symbol ? -1 : 1));
     expect(await store.snapshotDocsOn(t.db, dates, PIPELINE_VERSION)).toEqual(byDate.map((d) => ({ symbol: d.symbol, docText: want.get(`${d.symbol}@${d.date}`) })));
+    // The evidence reads cut their parts out of the packed text: the same text the database made of jsonb.
+    const parts = await partsByDatabase(t.db, byDate.map((d) => d.text));
+    expect(await store.snapshotOutputPartsOn(t.db, dates, PIPELINE_VERSION)).toEqual(byDate.map((d, i) => ({ symbol: d.symbol, docText: parts[i] })));
 
     // Stored bytes against the same documents stored as jsonb (compressed by the database as it can).
     await t.db.exec('CREATE TABLE jsonb_docs (doc jsonb)');
