@@ -88,7 +88,9 @@ async function main(): Promise<void> {
   // the same envelope with a fresh timestamp.
   const answer = await (await fetch(`${cachedUrl}${route}`, { headers: auth })).text();
   // Every server must answer the same bytes (apart from the timestamp) before anything is measured.
-  const strip = (s: string) => s.replace(/"timestamp":"[^"]+"/, '');
+  // (The envelope's timestamp is its last member; the document may have a `timestamp` of its own.)
+  const ENVELOPE_TIME = /"timestamp":"[^"]+"\}$/;
+  const strip = (s: string) => s.replace(ENVELOPE_TIME, '');
   const answerBytes = Buffer.from(answer, 'utf8');
   const node = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': answerBytes.length });
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
   });
   const bare = Fastify({ logger: false });
   bare.get('/bare/:symbol', async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(answer.replace(/"timestamp":"[^"]+"/, `"timestamp":"${new Date().toISOString()}"`)),
+    reply.type('application/json; charset=utf-8').send(answer.replace(ENVELOPE_TIME, `"timestamp":"${new Date().toISOString()}"}`)),
   );
   const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
   const answers = await Promise.all([
