@@ -46,7 +46,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError } from '../subgraphs/platform/errors.js';
 import { JSON_TYPE } from '../subgraphs/platform/http.js';
-import { encodeWhole, markEncoded, responseCoding, type ContentCoding } from '../subgraphs/platform/cors.js';
+import { encodeWhole, markEncoded, responseCoding, type ContentCoding } from '../subgraphs/platform/compression.js';
 import { requirePartner } from '../subgraphs/platform/principal.js';
 import { charsetRefusal } from '../subgraphs/platform/http-limits.js';
 import { documentOnly, operationRules, ParamChecker, paramTable, querystringSchema } from '../subgraphs/platform/param-table.js';

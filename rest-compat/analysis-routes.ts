@@ -43,7 +43,7 @@ import type { Principal } from '../subgraphs/platform/auth.js';
 import { AppError, errorBody } from '../subgraphs/platform/errors.js';
 import type { IncomingMessage } from 'node:http';
 import { JSON_TYPE, toHttpError, type FastLaneAnswer } from '../subgraphs/platform/http.js';
-import { markEncoded, responseCoding, SplicedBody } from '../subgraphs/platform/cors.js';
+import { markEncoded, responseCoding, SplicedBody } from '../subgraphs/platform/compression.js';
 import type { PartnerAuthenticate } from '../subgraphs/platform/authenticators.js';
 import { callerKeyOf } from '../subgraphs/platform/rate-limit.js';
 import { errorResponses } from './schemas.js';

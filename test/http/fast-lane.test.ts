@@ -16,7 +16,8 @@
  */
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { SplicedBody, CORS_EXPOSED_HEADERS } from '../../subgraphs/platform/cors.js';
+import { SplicedBody } from '../../subgraphs/platform/compression.js';
+import { CORS_EXPOSED_HEADERS } from '../../subgraphs/platform/cors.js';
 import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { analysisServiceOf } from '../../app/origins.js';
 import { AllocationService, DEMO_OPTIMIZE_BODY, DEMO_OPTIMIZE_BODY_BYTES } from '../../subgraphs/allocation/service.js';

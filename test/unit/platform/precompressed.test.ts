@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
-import { COMPRESS_THRESHOLD_BYTES, responseCoding, SplicedBody, varyWithAcceptEncoding } from '../../../subgraphs/platform/cors.js';
+import { COMPRESS_THRESHOLD_BYTES, responseCoding, SplicedBody, varyWithAcceptEncoding } from '../../../subgraphs/platform/compression.js';
 import { memoizeVerifier } from '../../../subgraphs/platform/authenticators.js';
 import type { PartnerPrincipal } from '../../../subgraphs/platform/auth.js';
 
