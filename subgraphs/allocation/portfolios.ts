@@ -34,6 +34,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeOnOrBefore, findSecurities, latestCloses, type DatedClose } from '../analysis/store.js';
 import { unavailable, type Db, type Queryable } from '../platform/db.js';
+import { BoundedCache } from '../platform/bounded-cache.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
 import type { FieldNaming } from '../platform/param-table.js';
 import { requirePartner, type Principal } from '../platform/principal.js';
@@ -72,6 +73,22 @@ export interface PortfolioServiceOptions {
   now?: () => Date;
   /** The candidate universe rebalance optimizes over, shared with the optimize service (default: one of its own). */
   universes?: UniverseCache;
+  /** Books whose last read is kept for the next (default 2,000; the least recently read go first). */
+  maxBooks?: number;
+}
+
+/**
+ * A book's read as kept for the next one, with everything its answer depends on: the owner, the version
+ * (every trade and applied rebalance adds 1; holdings, cash and the trade log change only with it), the
+ * closes it is valued at (store.bookStamp), and today's date when a holding's days held were counted to
+ * it (no holding has a close). The answer is frozen: every reader shares it.
+ */
+interface KeptBook {
+  partnerId: string;
+  version: number;
+  closesStamp: string;
+  today: string | null;
+  book: BookResponse;
 }
 
 export interface CreateOptions extends BookWriteOptions {
@@ -137,6 +154,20 @@ function replayOf<T>(prior: { requestHash: string; responseText: string }, reque
   return { response: JSON.parse(prior.responseText) as T, replayed: true };
 }
 
+/** A page of the trade log as the API states it, from the store's rows. */
+function tradePageOf(log: { items: readonly store.TradeRow[]; total: number; realisedPnl: number }, page: number, size: number): { page: TradePage; realisedPnl: number } {
+  return { page: { items: log.items.map(tradeRecord), page, page_size: size, total: log.total, has_more: page * size < log.total }, realisedPnl: log.realisedPnl };
+}
+
+/** Freezes a plain object and everything in it (a kept answer is shared by its readers). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /** Signals that the book changed between planning a rebalance and locking it. */
 class BookMoved {
   constructor(readonly version: number) {}
@@ -145,6 +176,8 @@ class BookMoved {
 export class PortfolioService {
   private readonly now: () => Date;
   private readonly universes: UniverseCache;
+  /** Each book's last read (book()), answered again while its version and closes stay the same. */
+  private readonly books: BoundedCache<string, KeptBook>;
 
   constructor(
     private readonly db: Db,
@@ -152,6 +185,7 @@ export class PortfolioService {
   ) {
     this.now = options.now ?? (() => new Date());
     this.universes = options.universes ?? new UniverseCache(db);
+    this.books = new BoundedCache(options.maxBooks ?? 2_000);
   }
 
   /**
@@ -355,7 +389,17 @@ export class PortfolioService {
   /** The caller's book now: holdings valued at the latest closes, cash, version, trade log page 1. */
   async book(principal: Principal, id: string): Promise<BookResponse> {
     const partnerId = requirePartner(principal, 'reading portfolios').partnerId;
-    return this.bookOf(this.db, partnerId, portfolioIdOf(id));
+    const bookId = portfolioIdOf(id);
+    const kept = this.books.get(bookId);
+    if (kept && kept.partnerId === partnerId) {
+      const stamp = await store.bookStamp(this.db, partnerId, bookId);
+      if (!stamp) throw portfolioNotFound(bookId);
+      if (stamp.version === kept.version && stamp.closesStamp === kept.closesStamp && (kept.today === null || kept.today === this.today())) return kept.book;
+    }
+    const read = await this.readBook(this.db, partnerId, bookId);
+    deepFreeze(read.book);
+    this.books.set(bookId, read);
+    return read.book;
   }
 
   /** A page of the caller's book's trade log, newest first. */
@@ -381,21 +425,27 @@ export class PortfolioService {
   }
 
   private async tradePage(q: Queryable, bookId: string, page: number, size: number): Promise<{ page: TradePage; realisedPnl: number }> {
-    const { items, total, realisedPnl } = await store.listTrades(q, bookId, { offset: (page - 1) * size, limit: size });
-    return { page: { items: items.map(tradeRecord), page, page_size: size, total, has_more: page * size < total }, realisedPnl };
+    return tradePageOf(await store.listTrades(q, bookId, { offset: (page - 1) * size, limit: size }), page, size);
   }
 
+  /** The partner's book now, read in one statement on `q` (inside a transaction: its own connection). */
   private async bookOf(q: Queryable, partnerId: string, bookId: string): Promise<BookResponse> {
-    const header = await store.findBookHeader(q, partnerId, bookId);
-    if (!header) throw portfolioNotFound(bookId);
-    return this.bookFrom(q, header);
+    return (await this.readBook(q, partnerId, bookId)).book;
   }
 
-  /** The book of a header (read on `q`: inside a transaction, its own connection). */
-  private async bookFrom(q: Queryable, header: store.BookHeader): Promise<BookResponse> {
-    const holdings = await store.listHoldings(q, header.id);
-    const closes = await latestCloses(q, holdings.map((h) => h.symbol));
-    const trades = await this.tradePage(q, header.id, 1, TRADES_PAGE.default);
+  /** The book and what its answer depends on besides the version: the closes it is valued at, and today when no holding has one. */
+  private async readBook(q: Queryable, partnerId: string, bookId: string): Promise<KeptBook> {
+    const stored = await store.findBook(q, partnerId, bookId, TRADES_PAGE.default);
+    if (!stored) throw portfolioNotFound(bookId);
+    const today = this.today();
+    const book = this.bookFrom(stored, today);
+    const usedToday = book.valuation_date === null && book.holdings.length > 0;
+    return { partnerId, version: stored.header.version, closesStamp: stored.closesStamp, today: usedToday ? today : null, book };
+  }
+
+  /** The book of a stored read: holdings valued at their latest closes, cash, version, trade log page 1. */
+  private bookFrom({ header, holdings, closes, trades: log }: store.StoredBook, today: string): BookResponse {
+    const trades = tradePageOf(log, 1, TRADES_PAGE.default);
     const prices = new Map<string, number>();
     for (const [symbol, c] of closes) prices.set(symbol, closeCents(c.close));
     const valued = valueBook(ledgerOf(header.cash, holdings), prices);
@@ -418,7 +468,7 @@ export class PortfolioService {
         unrealised_pnl: fromCents(p.unrealised),
         unrealised_pnl_pct: p.cost > 0 ? round6(p.unrealised / p.cost) : null,
         entry_date: h.entryDate,
-        days_held: daysBetween(h.entryDate, close?.date ?? valuationDate ?? this.today()),
+        days_held: daysBetween(h.entryDate, close?.date ?? valuationDate ?? today),
         stop_loss: h.stopLoss,
         target_price: h.targetPrice,
       };

@@ -3,7 +3,8 @@
  * and idempotent trade requests. Amounts cross this module as decimals of whole cents (numeric(16,2)
  * read back as numbers); the service does its arithmetic in integer cents.
  */
-import type { Queryable } from '../platform/db.js';
+import type { DatedClose } from '../analysis/store.js';
+import { toIso, type Queryable } from '../platform/db.js';
 import type { TradePriceSource } from './book-types.js';
 import { costBasisOf } from './engine/ledger.js';
 
@@ -172,6 +173,87 @@ export async function lockBookHeader(tx: Queryable, partnerId: string, id: strin
 /** Sets a book's cash and version after a change. */
 export async function updateBookHeader(tx: Queryable, id: string, change: { cash: number; version: number; updatedAt: string }): Promise<void> {
   await tx.query('UPDATE portfolios SET cash = $2, version = $3, updated_at = $4::timestamptz WHERE id = $1::uuid', [id, change.cash, change.version, change.updatedAt]);
+}
+
+/**
+ * What a book's valuation reads beyond the book itself, as text: the newest bar of each holding's symbol
+ * (date and close as the store prints them, NULL without one), in symbol order; one index probe of bars
+ * (symbol, date) per holding. The same text at the same version: the same book, valued at the same
+ * closes. One definition for both statements below (on the book's row `p`), so they always agree.
+ */
+const CLOSES_STAMP = `ARRAY(SELECT (SELECT b.date::text || '=' || b.close::text FROM bars b WHERE b.symbol = x.symbol ORDER BY b.date DESC LIMIT 1)
+                       FROM portfolio_holdings x WHERE x.portfolio_id = p.id ORDER BY x.symbol)::text`;
+
+/** A book as its read answers it: header, holdings, their latest closes and page 1 of the trade log. */
+export interface StoredBook {
+  header: BookHeader;
+  /** In book order (position, symbol). */
+  holdings: HoldingRecord[];
+  /** The newest bar of each held symbol that has one. */
+  closes: Map<string, DatedClose>;
+  /** The first `limit` trades, newest first; the log's size and realised P&L in all. */
+  trades: { items: TradeRow[]; total: number; realisedPnl: number };
+  /** The closes the valuation reads, as bookStamp states them. */
+  closesStamp: string;
+}
+
+/** A book's version and the closes it is valued at (bookStamp): unchanged, so is the book's read. */
+export interface BookStamp {
+  version: number;
+  closesStamp: string;
+}
+
+/** A holding as findBook's statement writes it: the record and its symbol's newest bar. */
+type HoldingJson = HoldingRecord & { barDate: string | null; barClose: number | null };
+
+/**
+ * The partner's book with its holdings, their latest closes and its newest `tradesLimit` trades, in one
+ * statement (so one snapshot of the store), or null (another partner's book is null too). The same rows,
+ * in the same order and types, as findBookHeader, listHoldings, analysis latestCloses and listTrades
+ * (offset 0) read one by one.
+ */
+export async function findBook(db: Queryable, partnerId: string, id: string, tradesLimit: number): Promise<StoredBook | null> {
+  const rows = await db.query<HeaderRow & { holdings: string; trades: string; trade_count: number; realised: number; stamp: string }>(
+    `SELECT ${HEADER_COLUMNS},
+            COALESCE((SELECT json_agg(json_build_object(
+                        'symbol', x.symbol, 'position', x.position, 'shares', x.shares, 'costTotal', x.cost_total::float8,
+                        'entryDate', x.entry_date::text, 'stopLoss', x.stop_loss::float8, 'targetPrice', x.target_price::float8,
+                        'sector', x.sector, 'supportAtEntry', x.support_at_entry::float8, 'barDate', b.date::text, 'barClose', b.close)
+                        ORDER BY x.position, x.symbol)
+                        FROM portfolio_holdings x
+                        LEFT JOIN LATERAL (SELECT bars.date, bars.close FROM bars WHERE bars.symbol = x.symbol ORDER BY bars.date DESC LIMIT 1) b ON true
+                       WHERE x.portfolio_id = p.id), '[]')::text AS holdings,
+            COALESCE((SELECT json_agg(json_build_object(
+                        'id', t.id::text, 'seq', t.seq, 'symbol', t.symbol, 'side', t.side, 'shares', t.shares, 'price', t.price::float8,
+                        'priceSource', t.price_source, 'tradeDate', t.trade_date::text, 'realisedPnl', t.realised_pnl::float8,
+                        'cashAfter', t.cash_after::float8, 'version', t.version, 'origin', t.origin, 'recordedAt', t.recorded_at::text,
+                        'traceId', t.trace_id)
+                        ORDER BY t.seq DESC)
+                        FROM (SELECT * FROM portfolio_trades WHERE portfolio_id = p.id ORDER BY seq DESC LIMIT $3) t), '[]')::text AS trades,
+            (SELECT count(*)::int FROM portfolio_trades WHERE portfolio_id = p.id) AS trade_count,
+            (SELECT COALESCE(sum(realised_pnl), 0)::float8 FROM portfolio_trades WHERE portfolio_id = p.id) AS realised,
+            ${CLOSES_STAMP} AS stamp
+       FROM portfolios p WHERE p.id = $1::uuid AND p.partner_id = $2`,
+    [id, partnerId, tradesLimit],
+  );
+  if (rows.length === 0) return null;
+  const { holdings, trades, trade_count: total, realised, stamp, ...header } = rows[0];
+  const closes = new Map<string, DatedClose>();
+  const records = (JSON.parse(holdings) as HoldingJson[]).map(({ barDate, barClose, ...h }): HoldingRecord => {
+    if (barDate !== null && barClose !== null) closes.set(h.symbol, { date: barDate, close: Number(barClose) });
+    return h;
+  });
+  const items = (JSON.parse(trades) as TradeRow[]).map((t): TradeRow => ({ ...t, version: Number(t.version), recordedAt: toIso(t.recordedAt) }));
+  return { header: toHeader(header), holdings: records, closes, trades: { items, total, realisedPnl: realised }, closesStamp: stamp };
+}
+
+/** The partner's book's version and closes stamp (as findBook reads them), or null: one primary-key read and an index probe per holding. */
+export async function bookStamp(db: Queryable, partnerId: string, id: string): Promise<BookStamp | null> {
+  const rows = await db.query<{ version: number; stamp: string }>(
+    `SELECT p.version, ${CLOSES_STAMP} AS stamp FROM portfolios p WHERE p.id = $1::uuid AND p.partner_id = $2`,
+    [id, partnerId],
+  );
+  return rows.length ? { version: Number(rows[0].version), closesStamp: rows[0].stamp } : null;
 }
 
 /** The stored optimize response of the partner's book, or null when it is not theirs or not an optimize book. */
