@@ -7,7 +7,7 @@
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../subgraphs/platform/config.js';
 import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
-import { startPlatform, type RunningPlatform } from './platform.js';
+import { formatStartUpTimings, startPlatform, type RunningPlatform } from './platform.js';
 import { formatAnalyzeSummary } from './analyze-report.js';
 import { signsDevIdTokens } from '../subgraphs/platform/dev-secret.js';
 import { startGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   if (origins.includes('gateway') && config.gateway.console) {
     console.log(`  web console ${urls.gateway}/console${signsDevIdTokens(config) ? ' ("Sign in as the demo partner" mints a development token)' : ''}`);
   }
+  if (platform.timings.length > 0) console.log(formatStartUpTimings(platform.timings));
   console.log(`Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`);
 }
 

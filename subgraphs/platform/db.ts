@@ -336,7 +336,12 @@ function processAlive(pid: number): boolean {
   }
 }
 
-const pgliteParsers = Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [Number(oid), fn]));
+/** bytea (oid 17) as a Buffer from its hex text in one call, instead of the default parser's number per byte. */
+const BYTEA_OID = 17;
+const pgliteParsers = {
+  ...Object.fromEntries(Object.entries(textParsers).map(([oid, fn]) => [Number(oid), fn])),
+  [BYTEA_OID]: (text: string) => Buffer.from(text.slice(2), 'hex'),
+};
 
 /** PGlite's own start parameters (single-user mode and its settings), which ours extend. */
 const PGLITE_START_PARAMS: readonly string[] = (PGlite as unknown as { defaultStartParams?: readonly string[] }).defaultStartParams ?? [

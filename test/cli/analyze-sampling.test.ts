@@ -5,6 +5,7 @@
  * date (the universe context does not depend on the sample), and bad arguments exit 2 writing nothing.
  */
 import { main } from '../../cli/tradegraph.js';
+import { storedSnapshotTexts } from '../helpers/analysis.js';
 import { captureCliOutput, equityCalendar, generateQuietly, scratchStore } from '../helpers/cli.js';
 
 const { config, inStore } = scratchStore('tg-analyze-sampling-');
@@ -14,7 +15,7 @@ const TO = '2026-10-30';
 
 /** The stored snapshots as symbol -> date -> document without its production instants. */
 async function stored(): Promise<Map<string, Map<string, unknown>>> {
-  const rows = await inStore((db) => db.query<{ symbol: string; date: string; doc: string }>('SELECT symbol, analysis_date::text AS date, doc::text AS doc FROM analysis_snapshots'));
+  const rows = await inStore((db) => storedSnapshotTexts(db));
   const bySymbol = new Map<string, Map<string, unknown>>();
   for (const r of rows) {
     const { analysis_timestamp: _a, timestamp: _t, ...rest } = JSON.parse(r.doc) as Record<string, unknown>;

@@ -12,7 +12,8 @@
 import { analyzeUniverse, loadUniverse } from '../../subgraphs/analysis/pipeline.js';
 import { PIPELINE_VERSION } from '../../subgraphs/analysis/engine/document.js';
 import { findSecurities, upsertSecurities, upsertSnapshots, type SnapshotRow } from '../../subgraphs/analysis/store.js';
-import type { Db } from '../../subgraphs/platform/db.js';
+import { decodeSnapshotDoc } from '../../subgraphs/analysis/snapshot-codec.js';
+import type { Db, Queryable } from '../../subgraphs/platform/db.js';
 
 export const DEMO_SYMBOL = 'ACME';
 const INDEX_SYMBOL = 'TGMI';
@@ -74,3 +75,24 @@ async function defaultSymbols(db: Db): Promise<string[]> {
   );
   return [DEMO_SYMBOL, ...others.map((r) => r.symbol)];
 }
+
+/** A stored snapshot row as tests read it: its document's text whether the row is packed or jsonb. */
+export interface StoredSnapshotText {
+  symbol: string;
+  date: string;
+  doc: string;
+  pipeline_version: string;
+}
+
+/**
+ * Every stored snapshot matching `where` (SQL over analysis_snapshots' columns, `$1`.. from `params`),
+ * ordered by symbol and date, with the document's text decoded from its packed form when it is packed.
+ */
+export async function storedSnapshotTexts(db: Queryable, where = 'TRUE', params: unknown[] = []): Promise<StoredSnapshotText[]> {
+  const rows = await db.query<{ symbol: string; date: string; doc: string | null; doc_packed: Uint8Array | null; pipeline_version: string }>(
+    `SELECT symbol, analysis_date::text AS date, doc::text AS doc, doc_packed, pipeline_version FROM analysis_snapshots WHERE ${where} ORDER BY symbol, analysis_date`,
+    params,
+  );
+  return rows.map((r) => ({ symbol: r.symbol, date: r.date, doc: r.doc_packed ? decodeSnapshotDoc(r.doc_packed) : (r.doc as string), pipeline_version: r.pipeline_version }));
+}
+

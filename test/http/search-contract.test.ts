@@ -14,7 +14,7 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { latestSnapshot, upsertSnapshots } from '../../subgraphs/analysis/store.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import type { Config } from '../../subgraphs/platform/config.js';
-import { seedAnalysis, type SeedResult } from '../helpers/analysis.js';
+import { seedAnalysis, storedSnapshotTexts, type SeedResult } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { expectErrorShape, request, type JsonResponse } from '../helpers/http.js';
@@ -301,7 +301,7 @@ describe.each(BACKENDS)('opportunity-search REST contract on %s', (backend) => {
 
     it('interest mode: a stage 3 or 4, or SELL, ticker is UNSUITABLE with the reason', async () => {
       // Found from the stored documents, not from engine numbers.
-      const rows = await store.db.query<{ symbol: string; doc: string }>('SELECT symbol, doc::text AS doc FROM analysis_snapshots WHERE analysis_date = $1 ORDER BY symbol', [seed.latestDate]);
+      const rows = await storedSnapshotTexts(store.db, 'analysis_date = $1', [seed.latestDate]);
       const docs = rows.map((r) => ({ symbol: r.symbol, doc: JSON.parse(r.doc) as { stage?: unknown; signal?: unknown } }));
       const declining = docs.filter((d) => d.doc.stage === 'STAGE 3' || d.doc.stage === 'STAGE 4');
       expect(declining.length).toBeGreaterThan(0);
@@ -446,10 +446,7 @@ describe.each(BACKENDS)('opportunity-search REST contract on %s', (backend) => {
       const [declining, topping, stale] = rest.map((p) => p.symbol);
 
       const newDate = nextDay(seed.latestDate);
-      const current = await store.db.query<{ symbol: string; doc: string; pipeline_version: string }>(
-        'SELECT symbol, doc::text AS doc, pipeline_version FROM analysis_snapshots WHERE analysis_date = $1',
-        [seed.latestDate],
-      );
+      const current = await storedSnapshotTexts(store.db, 'analysis_date = $1', [seed.latestDate]);
       const stoppedPrice = Math.round(Math.min(stopped.stop_loss, stopped.support_at_entry ?? Infinity) * 0.9 * 100) / 100;
       const producedAt = new Date().toISOString();
       const rows = current
