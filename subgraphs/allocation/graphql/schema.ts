@@ -120,9 +120,20 @@ type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${
 /** A domain object's shape with its top-level keys in camelCase (values, maps included, as they are). */
 type CamelShape<T> = { [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] };
 
+/** Each domain key's camelCase name, converted once (the keys are the domain types' fields: a small fixed set). */
+const camelKeys = new Map<string, string>();
+const camelKey = (key: string): string => {
+  let camel = camelKeys.get(key);
+  if (camel === undefined) camelKeys.set(key, (camel = snakeToCamel(key)));
+  return camel;
+};
+
 /** A domain object (snake_case) as its output type: each key in camelCase, undefined as null. */
-const asOutputType = <T extends object>(value: T): CamelShape<T> =>
-  Object.fromEntries(Object.entries(value).map(([key, v]) => [snakeToCamel(key), v ?? null])) as CamelShape<T>;
+const asOutputType = <T extends object>(value: T): CamelShape<T> => {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[camelKey(key)] = (value as Record<string, unknown>)[key] ?? null;
+  return out as CamelShape<T>;
+};
 
 // The output types against the engine's domain types: exactly the same fields and value types, so a
 // field added on one side only fails `tsc`.
