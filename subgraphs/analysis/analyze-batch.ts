@@ -30,7 +30,7 @@ import {
   type SignalModel,
   type SignalModelPlan,
 } from './engine/signal-model.js';
-import { buildDocument, serializeDocument, type UniverseState } from './engine/snapshot.js';
+import { buildDocument, serializeDocument, storedNumber, type UniverseState } from './engine/snapshot.js';
 import { TransitionTable, type TransitionTableJson } from './engine/transitions.js';
 import { encodeSnapshotDoc } from './snapshot-codec.js';
 import { isWeekComplete } from './engine/weekly.js';
@@ -239,8 +239,12 @@ export class AnalysisBatch {
         const i = indexOfSorted(dates, date);
         if (i < MIN_BARS - 1) continue;
         const doc = buildDocument(p, i, universe, context.producedAt);
-        const text = serializeDocument(doc);
-        pending.push(context.packed ? { symbol: p.input.symbol, analysisDate: date, doc: '', packed: encodeSnapshotDoc(text) } : { symbol: p.input.symbol, analysisDate: date, doc: text });
+        // The stored form is encoded from the document itself, with serializeDocument's rounding.
+        pending.push(
+          context.packed
+            ? { symbol: p.input.symbol, analysisDate: date, doc: '', packed: encodeSnapshotDoc(doc, storedNumber) }
+            : { symbol: p.input.symbol, analysisDate: date, doc: serializeDocument(doc) },
+        );
         count++;
       }
       if (pending.length >= chunk) {

@@ -200,7 +200,12 @@ export function buildDocument(p: PreparedSymbol, i: number, universe: UniverseSt
   };
 }
 
-/** The document as stored: JSON with numbers rounded as the module comment says. */
+/** A number as stored: integers as they are, others rounded as the module comment says. */
+export function storedNumber(value: number): number {
+  return Number.isInteger(value) ? value : abs(value) >= 1 ? round(value) : sig(value);
+}
+
+/** The document as stored: JSON with numbers rounded as the module comment says (storedNumber). */
 export function serializeDocument(doc: AnalysisDocument): string {
-  return JSON.stringify(doc, (_key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? (abs(value) >= 1 ? round(value) : sig(value)) : value));
+  return JSON.stringify(doc, (_key, value: unknown) => (typeof value === 'number' ? storedNumber(value) : value));
 }
