@@ -1,15 +1,22 @@
 /**
  * Starts any set of origins in this process on one store: opens the database, applies migrations,
  * loads the demo market on first start (and, with the allocation origin, the demo book: cli/demo-book.ts),
- * and listens. `npm start` and the HTTP tests both use it.
+ * and listens. `npm start` and the HTTP tests both use it. With `startUpInChild` (npm start's default),
+ * start-up steps with bulk work to do run in a child process of their own (cli/start-up-child.ts) that
+ * opens the store, runs them, closes it and exits before this process opens it.
  */
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
-import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { ensureRecentAnalysis, type AnalyzeSummary, type PipelinePhase, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { countSecurities, recentTradingDates, snapshotCoverage } from '../subgraphs/analysis/store.js';
 import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
-import { ensureSampledHistory, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
+import { ensureSampledHistory, missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
 import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
@@ -29,6 +36,14 @@ export interface StartOptions {
    * which then rolls back): the platform comes back with nothing listening, ready to be closed.
    */
   signal?: AbortSignal;
+  /**
+   * Start-up steps with bulk work to do (a store without the demo market, the recent analysis or the
+   * sampled history) run in a child process of their own, which exits before the origins open the store:
+   * the native memory the batch work leaves (worker threads' allocator arenas, PGlite's WebAssembly
+   * memory, which only grows) goes with it. The config must be the environment's (the child loads it
+   * again). Progress comes through the callbacks above; `signal` is forwarded. npm start: START_UP_CHILD.
+   */
+  startUpInChild?: boolean;
 }
 
 export interface RunningPlatform {
@@ -68,27 +83,45 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
     if (subgraphs.length > 0) {
       const store = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
       // Requests wait at most DB_QUERY_TIMEOUT_MS for the store (then 503).
-      db ??= await openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
-      const batchDb = ownsDb && config.databaseUrl ? () => openDb(store) : undefined;
-      steps = await startUpSteps(config, subgraphs, db, batchDb, options);
-      if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
-      if (ownsDb && (steps.demo || steps.analysis || steps.history)) {
-        // After the start-up writes, before the origins listen: a checkpoint gives back the disk the
-        // write-ahead log took and, after bulk writes, the embedded store is closed and opened afresh.
-        // PGlite's WebAssembly memory only grows: after loading the market and storing the analysis it
-        // held hundreds of megabytes a running server never needs again. Nothing may keep the closed
-        // instance (it would keep that memory): `db` is its only holder. An embedded store in memory (no
-        // data directory) cannot be opened afresh: its data would go with it.
-        const started = performance.now();
-        await db.checkpoint?.();
-        if (db.kind === 'pglite' && config.dataDir && wroteMuch(steps)) {
-          await db.close();
-          db = undefined;
-          db = await openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
-        }
-        steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });
+      const openOrigins = () => openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
+      let inChild = false;
+      if (ownsDb && options.startUpInChild && (config.databaseUrl || config.dataDir)) {
+        // An embedded store not created yet has everything to do: it is created by the child alone.
+        if (config.databaseUrl || fs.existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) {
+          db = await openOrigins();
+          inChild = await bulkWorkPending(config, subgraphs, db);
+          // Only one process may hold an embedded store: the child opens it once this one has closed it.
+          if (inChild) await db.close();
+        } else inChild = true;
       }
-      const deps = { config, partnerAuth: resolvePartnerAuth(config), db };
+      if (inChild) {
+        db = undefined;
+        steps = await startUpStepsInChild(config, subgraphs, options);
+        if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
+        db = await openOrigins();
+      } else {
+        db ??= await openOrigins();
+        const batchDb = ownsDb && config.databaseUrl ? () => openDb(store) : undefined;
+        steps = await startUpSteps(config, subgraphs, db, batchDb, options);
+        if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
+        if (ownsDb && (steps.demo || steps.analysis || steps.history)) {
+          // After the start-up writes, before the origins listen: a checkpoint gives back the disk the
+          // write-ahead log took and, after bulk writes, the embedded store is closed and opened afresh.
+          // PGlite's WebAssembly memory only grows: after loading the market and storing the analysis it
+          // held hundreds of megabytes a running server never needs again. Nothing may keep the closed
+          // instance (it would keep that memory): `db` is its only holder. An embedded store in memory (no
+          // data directory) cannot be opened afresh: its data would go with it.
+          const started = performance.now();
+          await db.checkpoint?.();
+          if (db.kind === 'pglite' && config.dataDir && wroteMuch(steps)) {
+            await db.close();
+            db = undefined;
+            db = await openOrigins();
+          }
+          steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });
+        }
+      }
+      const deps = { config, partnerAuth: resolvePartnerAuth(config), db: db as Db };
       for (const subgraph of subgraphs) {
         const app = await ORIGIN_BUILDERS[subgraph](deps);
         apps[subgraph] = app;
@@ -112,7 +145,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   return { urls, apps, db, ...steps, close };
 }
 
-type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence' | 'timings'>;
+export type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence' | 'timings'>;
 
 export interface StartUpTiming {
   step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'history' | 'evidence' | 'store settled';
@@ -211,4 +244,96 @@ async function startUpStepsOn(config: Config, subgraphs: readonly Subgraph[], db
     if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal));
   }
   return { demo, demoBook, analysis, history, evidence, timings };
+}
+
+/**
+ * Whether a start-up step has bulk work to do on this store: no demo market yet, no snapshot of the
+ * latest trading day, or sampled history days missing. Cheap reads (a count, one day's coverage, what the
+ * history step reads anyway); the steps themselves decide what exactly to do. A store that cannot answer
+ * (its tables not there yet) counts as having work.
+ */
+async function bulkWorkPending(config: Config, subgraphs: readonly Subgraph[], db: Db): Promise<boolean> {
+  try {
+    if (config.demo.loadOnStart && subgraphs.includes('analysis') && (await countSecurities(db)) === 0) return true;
+    if (!config.analysis.analyzeOnStart || !subgraphs.includes('analysis')) return false;
+    const [latest] = await recentTradingDates(db, 1);
+    if (latest !== undefined && ((await snapshotCoverage(db, [latest])).get(latest)?.snapshots ?? 0) === 0) return true;
+    return config.analysis.historyEvery > 0 && (await missingSampleDates(db, config.analysis.historyEvery)).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The start-up steps on a store of their own, for the start-up child (cli/start-up-child.ts): opens the
+ * configured store without the origins' deadline, runs the steps, checkpoints after writes (the disk the
+ * write-ahead log took) and closes it.
+ */
+export async function runStartUpStepsAlone(config: Config, subgraphs: readonly Subgraph[], options: StartOptions): Promise<StartUpReport> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const steps = await startUpStepsOn(config, subgraphs, db, options);
+    if (!options.signal?.aborted && (steps.demo || steps.analysis || steps.history)) {
+      const started = performance.now();
+      await db.checkpoint?.();
+      steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });
+    }
+    return steps;
+  } finally {
+    await db.close();
+  }
+}
+
+/** What the start-up child tells its parent over IPC. */
+export type StartUpMessage =
+  | { type: 'progress'; step: 'demo'; done: number; total: number }
+  | { type: 'progress'; step: 'analysis' | 'history'; phase: PipelinePhase; done: number; total: number }
+  | { type: 'report'; report: StartUpReport }
+  | { type: 'error'; message: string; storageFull: boolean };
+
+/** What the parent tells the start-up child: stop after the current step (Ctrl-C, SIGTERM). */
+export type StartUpCommand = { type: 'abort' };
+
+const START_UP_CHILD_JS = fileURLToPath(new URL('./start-up-child.js', import.meta.url));
+
+/**
+ * Runs the start-up steps in a child process (cli/start-up-child.ts, on the environment's config) and
+ * resolves with its report once it has exited (the store is then free). Progress is relayed to the
+ * callbacks; aborting `signal` tells the child to stop after its current step; the child is killed if
+ * this process exits first, and exits itself if this one dies (its IPC channel closes). A child that
+ * ends without a report fails the start, saying how it ended.
+ */
+function startUpStepsInChild(config: Config, subgraphs: readonly Subgraph[], options: StartOptions): Promise<StartUpReport> {
+  return new Promise((resolve, reject) => {
+    const child = fork(START_UP_CHILD_JS, [...subgraphs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    const killChild = () => child.kill('SIGKILL');
+    process.once('exit', killChild);
+    const abort = () => {
+      if (child.connected) child.send({ type: 'abort' } satisfies StartUpCommand);
+    };
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
+    let report: StartUpReport | undefined;
+    let failure: Error | undefined;
+    child.on('message', (message: StartUpMessage) => {
+      if (message.type === 'progress') {
+        if (message.step === 'demo') options.onDemoProgress?.(message.done, message.total);
+        else (message.step === 'analysis' ? options.onAnalysisProgress : options.onHistoryProgress)?.(message.phase, message.done, message.total);
+      } else if (message.type === 'report') report = message.report;
+      else failure = message.storageFull ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : new Error(message.message);
+    });
+    child.on('error', (err) => {
+      failure ??= new Error(`the start-up steps could not run in a process of their own: ${err.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      process.off('exit', killChild);
+      options.signal?.removeEventListener('abort', abort);
+      if (report && code === 0) resolve(report);
+      else
+        reject(
+          failure ??
+            new Error(`the start-up steps' process (pid ${child.pid}) ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before it finished; the store keeps what it committed, run npm start again`),
+        );
+    });
+  });
 }

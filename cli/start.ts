@@ -2,7 +2,9 @@
  * `npm start [-- origin ...]`: starts the analysis (8081), allocation (8082), search (8083) and gateway
  * (4000) origins, or only the ones named, on the configured store; Ctrl-C stops them cleanly. The
  * subgraphs run on the main thread, which owns the store; the gateway runs in a worker thread of its
- * own (GATEWAY_THREAD=false: on the main thread too), so the two use two cores.
+ * own (GATEWAY_THREAD=false: on the main thread too), so the two use two cores. Start-up steps with bulk
+ * work to do (a first start's demo market and analysis) run before, in a child process of their own that
+ * exits before the origins open the store (START_UP_CHILD=false: in this process).
  */
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../subgraphs/platform/config.js';
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
     onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
     onDemoProgress: demoBar,
+    startUpInChild: config.startUpChild,
   });
   if (stopping) return shutDown(running);
   const urls = { ...running.urls };

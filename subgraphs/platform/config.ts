@@ -112,6 +112,8 @@ export interface Config {
   ports: Record<Origin, number>;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** npm start runs start-up steps with bulk work to do in a child process of their own (START_UP_CHILD; default on). */
+  startUpChild: boolean;
   logLevel: string;
   bodyLimitBytes: number;
   /** Deepest nesting of arrays and objects a request document (JSON body, GraphQL variables) may have. */
@@ -313,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ports,
     dataDir: path.resolve(str('DATA_DIR', './.data')),
     databaseUrl,
+    startUpChild: bool('START_UP_CHILD', true),
     logLevel,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     maxJsonDepth: int('MAX_JSON_DEPTH', 64, 2, 1000),
