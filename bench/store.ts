@@ -17,6 +17,10 @@
  *
  *   npm run bench:store
  *   KEEP_DATA_DIR=1 npm run bench:store      # keep the scratch directory (printed) for a look afterwards
+ *   START_UP_CHILD=false npm run bench:store # the start-up steps in the serving process (the baseline)
+ *
+ * By default a first start runs its start-up steps in a child process that exits before the origins open
+ * the store; the RSS read is the serving process's.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
+import { loadConfig } from '../subgraphs/platform/config.js';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
 
 const START_JS = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
@@ -180,6 +185,8 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-bench-store-'));
   console.log(`bench:store on ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), load average ${loads()} (1/5/15 min)`);
   console.log(`scratch DATA_DIR ${dataDir}`);
+  const inChild = loadConfig().startUpChild;
+  console.log(`start-up steps of the first start: ${inChild ? 'in a child process of their own' : 'in the serving process'} (START_UP_CHILD=${inChild})`);
   try {
     const first = await runStart(dataDir);
     console.log(`\nfirst start: Ready after ${(first.readyMs / 1000).toFixed(1)} s, load average now ${loads()}`);
