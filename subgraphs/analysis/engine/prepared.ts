@@ -94,6 +94,56 @@ export function weeklyUpTo(input: SymbolInput, end: number): WeeklyBars {
   return toWeekly(b.dates, b.open, b.high, b.low, b.close, b.volume, input.benchmark, end);
 }
 
+/**
+ * weeklyUpTo(p.input, end), cut from the whole history's weekly bars: the weeks before the one holding
+ * `end` are the same, and that week is gathered again up to `end` in the same order (the same sums).
+ */
+export function weeklyAt(p: PreparedSymbol, end: number): WeeklyBars {
+  const full = p.weekly;
+  const last = full.lastIndex;
+  if (!Number.isInteger(end) || end < 0 || end > last[last.length - 1]) return weeklyUpTo(p.input, end);
+  // The week holding `end`: the first whose last bar is at or after it.
+  let lo = 0;
+  let hi = last.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (last[mid] < end) lo = mid + 1;
+    else hi = mid;
+  }
+  const w = lo;
+  const count = w + 1;
+  const out: WeeklyBars = {
+    dates: full.dates.slice(0, count),
+    weekKeys: full.weekKeys.slice(0, count),
+    lastIndex: full.lastIndex.slice(0, count),
+    open: full.open.slice(0, count),
+    high: full.high.slice(0, count),
+    low: full.low.slice(0, count),
+    close: full.close.slice(0, count),
+    volume: full.volume.slice(0, count),
+    benchmark: full.benchmark.slice(0, count),
+  };
+  if (last[w] === end) return out;
+  const b = p.input.bars;
+  const first = w > 0 ? last[w - 1] + 1 : 0;
+  let high = b.high[first];
+  let low = b.low[first];
+  let volume = 0;
+  for (let i = first; i <= end; i++) {
+    if (b.high[i] > high) high = b.high[i];
+    if (b.low[i] < low) low = b.low[i];
+    volume += b.volume[i];
+  }
+  out.dates[w] = b.dates[end];
+  out.lastIndex[w] = end;
+  out.high[w] = high;
+  out.low[w] = low;
+  out.close[w] = b.close[end];
+  out.volume[w] = volume;
+  out.benchmark[w] = p.input.benchmark !== null ? p.input.benchmark[end] : NaN;
+  return out;
+}
+
 export function prepareSymbol(input: SymbolInput): PreparedSymbol {
   const n = input.bars.close.length;
   const weekly = weeklyUpTo(input, n - 1);

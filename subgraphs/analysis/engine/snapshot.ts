@@ -28,7 +28,7 @@ import type { TransitionTable } from './transitions.js';
 import { FEATURE_COUNT, featuresAt } from './features.js';
 import { predictProbability, type LogisticModel } from './logistic.js';
 import { enhancedSignal, mlSignal, priceTargets, riskParameters, rulesSignal, volatilityState } from './signals.js';
-import { weeklyUpTo, type PreparedSymbol } from './prepared.js';
+import { weeklyAt, type PreparedSymbol } from './prepared.js';
 
 export const PATTERN_LOOKBACK = 250;
 export const RECENT_PATTERN_LOOKBACK = 60;
@@ -76,7 +76,7 @@ export function priceInput(p: PreparedSymbol): PriceInput {
 /** The weekly stage payload at daily index i (the current week is partial unless i closes it). */
 export function stageAt(p: PreparedSymbol, i: number): { stage: StagePayload | null; weeklyClose: Float64Array } {
   const n = p.input.bars.close.length;
-  const weekly = i === n - 1 ? p.weekly : weeklyUpTo(p.input, i);
+  const weekly = i === n - 1 ? p.weekly : weeklyAt(p, i);
   const stages = i === n - 1 ? p.stages : classifyStages(weekly);
   return { stage: stagePayload(weekly, stages, weekly.close.length - 1), weeklyClose: weekly.close };
 }

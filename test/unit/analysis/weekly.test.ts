@@ -1,5 +1,6 @@
 /** Weekly bars: ISO week keys (year boundaries, week 53), OHLCV aggregation, holidays, partial weeks, benchmark. */
 import { isWeekComplete, isoWeekKey, toWeekly, type WeeklyBars } from '../../../subgraphs/analysis/engine/weekly.js';
+import { prepareSymbol, weeklyAt, weeklyUpTo } from '../../../subgraphs/analysis/engine/prepared.js';
 
 /** Independent ISO-week reference built on Date (UTC): the Thursday of the date's week decides the year. */
 function referenceIsoWeek(date: string): string {
@@ -168,5 +169,26 @@ describe('isWeekComplete', () => {
     expect(isWeekComplete('2026-10-30', null)).toBe(true);
     expect(isWeekComplete('2026-10-29', null)).toBe(false);
     expect(isWeekComplete('2026-10-31', null)).toBe(true);
+  });
+});
+
+describe('weeklyAt', () => {
+  it('cuts the weekly bars up to any day from the whole history: the same bars as gathering them up to that day', () => {
+    // Weekdays across a year end, with holidays, a whole week closed and fractional volumes (the sums' order matters).
+    const dates = daysBetween('2020-11-02', '2021-03-31').filter((d, k) => {
+      const weekday = new Date(`${d}T00:00:00Z`).getUTCDay();
+      return weekday !== 0 && weekday !== 6 && d !== '2021-01-01' && d !== '2020-11-26' && !(d >= '2021-02-08' && d <= '2021-02-12') && k % 17 !== 5;
+    });
+    const n = dates.length;
+    const wave = (a: number, b: number) => f64(dates.map((_, i) => 100 + a * Math.sin(i * b) + i * 0.013));
+    const close = wave(7.3, 0.41);
+    const bars = { symbol: 'T', dates, open: wave(6.1, 0.43), high: f64([...close].map((c, i) => c + 1.7 + Math.cos(i))), low: f64([...close].map((c, i) => c - 1.3 - Math.sin(i * 0.7) ** 2)), close, volume: wave(0.1, 1.7) };
+    const benchmark = wave(3.3, 0.29);
+    benchmark[20] = NaN;
+    for (const withIndex of [true, false]) {
+      const input = { symbol: 'T', sector: null, dataSource: 'synthetic' as const, bars, benchmark: withIndex ? benchmark : null, time: Int32Array.from(dates, (_, i) => i) };
+      const p = prepareSymbol(input);
+      for (let i = 0; i < n; i++) expect(weeklyAt(p, i)).toEqual(weeklyUpTo(input, i));
+    }
   });
 });
