@@ -735,7 +735,11 @@ export async function latestCloses(db: Queryable, symbols: readonly string[]): P
   const out = new Map<string, DatedClose>();
   if (symbols.length === 0) return out;
   const rows = await db.query<{ symbol: string; date: string; close: number }>(
-    `SELECT DISTINCT ON (symbol) symbol, date::text AS date, close FROM bars WHERE symbol = ANY($1::text[]) ORDER BY symbol, date DESC`,
+    // One index lookup per symbol (bars' primary key is (symbol, date)); ordering by the text alias would
+    // read and sort every bar of the symbols.
+    `SELECT s.symbol, b.date::text AS date, b.close
+       FROM unnest($1::text[]) AS s(symbol)
+       CROSS JOIN LATERAL (SELECT date, close FROM bars WHERE bars.symbol = s.symbol ORDER BY date DESC LIMIT 1) b`,
     [[...new Set(symbols)]],
   );
   for (const r of rows) out.set(r.symbol, { date: r.date, close: Number(r.close) });
@@ -745,7 +749,7 @@ export async function latestCloses(db: Queryable, symbols: readonly string[]): P
 /** The symbol's close on `date`, or on the last date before it with a bar; null when there is none. */
 export async function closeOnOrBefore(db: Queryable, symbol: string, date: string): Promise<DatedClose | null> {
   const rows = await db.query<{ date: string; close: number }>(
-    'SELECT date::text AS date, close FROM bars WHERE symbol = $1 AND date <= $2::date ORDER BY date DESC LIMIT 1',
+    'SELECT date::text AS date, close FROM bars WHERE symbol = $1 AND date <= $2::date ORDER BY bars.date DESC LIMIT 1',
     [symbol, date],
   );
   return rows.length ? { date: rows[0].date, close: Number(rows[0].close) } : null;
