@@ -4,7 +4,9 @@
  * the same data directory keeps everything (no second demo load). One origin can start alone. The
  * first start also creates the demo book, on which cash hunt has ideas right away, and the gateway
  * serves the web console's page and bundle. The gateway runs in a worker thread of its own unless
- * GATEWAY_THREAD=false, and a gateway that cannot start stops the whole start.
+ * GATEWAY_THREAD=false, and a gateway that cannot start stops the whole start. A first start runs its
+ * start-up steps in a child process of its own (cli/start-up-child.ts): Ctrl-C stops it with the start, a
+ * killed one fails the start, and it does not outlive a killed start.
  * `npm test` builds dist/ first (schema:check). The children come from test/helpers/child.ts: each in
  * its own process group, killed with it however a test ends, every wait scaled to the machine.
  */
@@ -23,6 +25,42 @@ const env = originEnv({ DATA_DIR: dataDir });
 // The first start also analyses every 10th day of the history and measures the evidence on it.
 const withHistory = { ...env, ANALYZE_HISTORY_EVERY: '10' };
 const start = (args: string[] = [], childEnv: NodeJS.ProcessEnv = env) => startOrigins(args, childEnv);
+
+/** A live (not zombie) process's state and parent, from /proc/<pid>/stat; undefined once it is gone. */
+function procStat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' || state === 'X' ? undefined : { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of npm start's start-up child (cli/start-up-child.js) under `parent`, waited for up to 10 s (scaled). */
+async function startUpChildOf(parent: number): Promise<number> {
+  const find = () =>
+    fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .find((pid) => procStat(pid)?.ppid === parent && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start-up-child.js'));
+  const deadline = Date.now() + scaled(10_000);
+  for (let pid = find(); ; pid = find()) {
+    if (pid !== undefined) return pid;
+    if (Date.now() > deadline) throw new Error(`no start-up child under pid ${parent}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Resolves once `pid` is gone (or a zombie); rejects after `ms` (scaled). */
+async function gone(pid: number, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + scaled(ms);
+  while (procStat(pid) !== undefined) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still running`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -143,8 +181,11 @@ it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded mar
   const envInt = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300', ANALYZE_ON_START_DAYS: '3' };
   const child = spawnOrigins([], envInt);
   await child.waitFor('Generating the synthetic demo market', 'the demo load');
+  // The demo load runs in the start-up child; Ctrl-C reaches it through npm start and it ends with it.
+  const steps = await startUpChildOf(child.pid);
   child.signal('SIGINT');
   expect(await child.waitForExit()).toBe(0);
+  await gone(steps);
   const out = child.output();
   expect(out).toContain('SIGINT: stopping after the current start-up step...');
   expect(out).toContain('Stopped cleanly.');
@@ -163,6 +204,23 @@ it('Ctrl-C during the demo load stops cleanly and never leaves a half-loaded mar
   expect(res.body.data).toEqual({ securities: { totalCount: 301 }, security: { bars: { totalCount: 252 } } });
   restarted.signal('SIGTERM');
   expect(await restarted.waitForExit()).toBe(0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('a killed start-up child fails the start with exit code 1, and a killed start takes its start-up child with it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-e2e-kill-'));
+  const envKill = { ...env, DATA_DIR: dir, DEMO_SYMBOL_COUNT: '300' };
+  const first = spawnOrigins([], envKill);
+  process.kill(await startUpChildOf(first.pid), 'SIGKILL');
+  expect(await first.waitForExit()).toBe(1);
+  expect(first.stderr()).toMatch(/^Failed to start: the start-up steps' process \(pid \d+\) was killed by SIGKILL before it finished/m);
+
+  const second = spawnOrigins([], envKill);
+  const steps = await startUpChildOf(second.pid);
+  // npm start killed alone (not its group): the child sees its IPC channel close and exits.
+  process.kill(second.pid, 'SIGKILL');
+  await gone(steps);
+  expect(await second.waitForExit()).toBeNull();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
