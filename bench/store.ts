@@ -183,6 +183,8 @@ async function relationSizes(dataDir: string): Promise<{ tables: RelationSize[];
 async function main(): Promise<void> {
   if (!fs.existsSync(START_JS)) throw new Error(`${START_JS} is missing: npm run build first`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-bench-store-'));
+  // Whether other work was running is judged before the first start: during it the start's own work is the load.
+  const loadBefore = os.loadavg()[0];
   console.log(`bench:store on ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), load average ${loads()} (1/5/15 min)`);
   console.log(`scratch DATA_DIR ${dataDir}`);
   const inChild = loadConfig().startUpChild;
@@ -217,7 +219,7 @@ async function main(): Promise<void> {
     console.log('\ntargets (reported, not asserted):');
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
     console.log(`  store <= ${TARGET_STORE_MB} MB after the first start: ${mb(disk.total)} MB -> ${verdict(disk.total <= TARGET_STORE_MB * MB)}`);
-    console.log(`  first start < ${TARGET_FIRST_START_S} s on 2 idle cores: ${(first.readyMs / 1000).toFixed(1)} s with load average ${loads()} -> ${verdict(first.readyMs < TARGET_FIRST_START_S * 1000)}${os.loadavg()[0] > 0.5 ? ' (the machine was not idle)' : ''}`);
+    console.log(`  first start < ${TARGET_FIRST_START_S} s on 2 idle cores: ${(first.readyMs / 1000).toFixed(1)} s with load average ${loads()} -> ${verdict(first.readyMs < TARGET_FIRST_START_S * 1000)}${loadBefore > 0.5 ? ` (the machine was not idle: load average ${loadBefore.toFixed(2)} before it)` : ` (idle before it: load average ${loadBefore.toFixed(2)})`}`);
     console.log(`  RSS first / warm <= ${TARGET_RSS_RATIO}x: ${ratio.toFixed(2)}x -> ${verdict(ratio <= TARGET_RSS_RATIO)}`);
   } finally {
     if (process.env.KEEP_DATA_DIR) console.log(`kept ${dataDir}`);
