@@ -13,7 +13,8 @@
  * positions, transferred, not copied; the dates are rebuilt from the calendar, sent once).
  *
  * Between the passes the batch also serves the pipeline's parallel training (`fit`: one walk-forward fold
- * on samples in shared memory) and the models' records (`record`: one out-of-sample record).
+ * on samples in shared memory) and the models' records (`record`: one part of the bootstrap replicates of one
+ * out-of-sample record).
  */
 import type { RegimeDetail } from './engine/document.js';
 import { FEATURE_COUNT, labelledSamples, labelledSamplesInto, type SampleSet } from './engine/features.js';
@@ -23,9 +24,9 @@ import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/p
 import { indexOfSorted } from './engine/sorted.js';
 import {
   fitSignalFold,
-  recordThrough,
+  recordPart,
   signalModelLookup,
-  type OosRecord,
+  type OosRecordPart,
   type PredictionHistory,
   type SignalModel,
   type SignalModelPlan,
@@ -216,10 +217,10 @@ export class AnalysisBatch {
     return fitSignalFold(samples, plan, count);
   }
 
-  /** One model's out-of-sample record (the history may live in shared memory). */
-  record(history: PredictionHistory, through: number): OosRecord {
+  /** Part `part` of `parts` of one model's out-of-sample record (the history may live in shared memory). */
+  record(history: PredictionHistory, through: number, part: number, parts: number): OosRecordPart {
     if (this.universe === null) throw new Error('the universe is not set');
-    return recordThrough(history, through, this.universe.calendar);
+    return recordPart(history, through, this.universe.calendar, part, parts);
   }
 
   /** Builds the documents, handing them to `emit` in groups of about `chunk`. Returns the count. */
@@ -282,7 +283,7 @@ export type BatchRequest =
   | { type: 'add'; symbols: PackedSymbol[] }
   | { type: 'load' }
   | { type: 'fit'; samples: SampleSet; plan: SignalModelPlan; count: number }
-  | { type: 'record'; history: PredictionHistory; through: number }
+  | { type: 'record'; history: PredictionHistory; through: number; part: number; parts: number }
   | { type: 'analyze'; context: AnalyzeContext };
 
 /** Messages that expect no answer: symbols are prepared as they arrive, while the pipeline packs the next. */
@@ -313,7 +314,7 @@ export function batchServer(batch = new AnalysisBatch()): (message: BatchRequest
       case 'fit':
         return batch.fit(message.samples, message.plan, message.count);
       case 'record':
-        return batch.record(message.history, message.through);
+        return batch.record(message.history, message.through, message.part, message.parts);
       case 'analyze':
         return batch.analyze(message.context, onRows);
     }

@@ -44,8 +44,9 @@ import type { WalkForwardFit } from './engine/logistic.js';
 import {
   assembleSignalModel,
   planSignalModel,
+  recordOfParts,
   signalModelFolds,
-  type OosRecord,
+  type OosRecordPart,
   type PredictionHistory,
   type SignalModel,
   type SignalModelPlan,
@@ -367,8 +368,8 @@ function closeGaps(room: { at: number[]; samples: SampleSet }, loaded: readonly 
 }
 
 /**
- * Walk-forward training spread over the batches: each fold's fit, and each served window's record, is an
- * independent pure computation on shared memory, so they run on whichever batch is free and the model is
+ * Walk-forward training spread over the batches: each fold's fit, and each part of each served window's
+ * record, is an independent pure computation on shared memory, so they run on whichever batch is free and the model is
  * the same as trainSignalModel's, bit for bit, with any number of batches.
  */
 async function trainInParallel(runners: readonly BatchRunner[], samples: SampleSet, calendar: readonly string[], servedTimes: readonly number[]): Promise<SignalModel | null> {
@@ -384,8 +385,13 @@ async function trainInParallel(runners: readonly BatchRunner[], samples: SampleS
   history.time.set(h.time);
   history.probability.set(h.probability);
   history.label.set(h.label);
-  const records = await spread(runners, scored.recordThroughs, (r, through) => r.request<OosRecord>({ type: 'record', history, through }));
-  return assembleSignalModel(scored, calendar, new Map(scored.recordThroughs.map((through, k) => [through, records[k]] as const)));
+  // Each record's bootstrap replicates are split in one range per batch, so that a single record (the
+  // latest date's) keeps every core busy; the ranges are joined in order, as one thread computes them.
+  const parts = runners.length;
+  const items = scored.recordThroughs.flatMap((through) => Array.from({ length: parts }, (_, part) => ({ through, part })));
+  const done = await spread(runners, items, (r, { through, part }) => r.request<OosRecordPart>({ type: 'record', history, through, part, parts }));
+  const records = new Map(scored.recordThroughs.map((through, k) => [through, recordOfParts(done.slice(k * parts, (k + 1) * parts))] as const));
+  return assembleSignalModel(scored, calendar, records);
 }
 
 /** How many of the selected symbols have enough bars for a document (what the batches will document). */

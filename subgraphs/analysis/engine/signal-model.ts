@@ -25,7 +25,8 @@
  * The run summary reports the pooled out-of-sample figures over every window.
  */
 import type { MlModelSummary } from './document.js';
-import { aucWithInterval } from './evidence/auc.js';
+import { aucReplicates, type AucOptions } from './evidence/auc.js';
+import { DEFAULT_REPLICATES, intervalOfReplicates, replicatePart } from './evidence/bootstrap.js';
 import { FEATURE_COUNT, FEATURE_NAMES, FEATURE_WARMUP, HORIZON_DAYS, type SampleSet } from './features.js';
 import {
   fitWalkForward,
@@ -203,13 +204,32 @@ function predictionHistory(predictions: OutOfSamplePredictions, samples: SampleS
 
 /** The record of the predictions whose sample time is <= `through` (a prefix, as they are in time order). */
 export function recordThrough(history: PredictionHistory, through: number, calendar: readonly string[]): OosRecord {
+  return recordOfParts([recordPart(history, through, calendar)]);
+}
+
+/**
+ * Part of a record: the record without its interval, and the AUC of the bootstrap replicates of one of
+ * `parts` consecutive ranges (null when there is no interval). The parts of one record are independent
+ * (they can run on several threads); {@link recordOfParts} joins them into the record
+ * {@link recordThrough} gives, bit for bit.
+ */
+export interface OosRecordPart {
+  record: OosRecord;
+  /** The bootstrap's options (its block length follows from the predictions). */
+  options: AucOptions;
+  dates: number;
+  replicates: Float64Array | null;
+}
+
+export function recordPart(history: PredictionHistory, through: number, calendar: readonly string[], part = 0, parts = 1): OosRecordPart {
   let count = 0;
   for (let hi = history.time.length; count < hi; ) {
     const mid = (count + hi) >>> 1;
     if (history.time[mid] <= through) count = mid + 1;
     else hi = mid;
   }
-  if (count === 0) return { samples: 0, dates: 0, accuracy: null, auc: null, ci: null, through: null };
+  const options: AucOptions = { minDates: RECORD_MIN_DATES, seed: RECORD_SEED, replicates: DEFAULT_REPLICATES };
+  if (count === 0) return { record: { samples: 0, dates: 0, accuracy: null, auc: null, ci: null, through: null }, options, dates: 0, replicates: null };
   const time = history.time.subarray(0, count);
   const probability = history.probability.subarray(0, count);
   const label = history.label.subarray(0, count);
@@ -221,17 +241,29 @@ export function recordThrough(history: PredictionHistory, through: number, calen
     if (k === 0 || time[k] !== time[k - 1]) distinct++;
   }
   const span = time[count - 1] - time[0] + 1;
-  const minBlockLength = Math.max(1, Math.ceil((HORIZON_DAYS * distinct) / span));
-  const estimate = aucWithInterval(dates, probability, label, { minDates: RECORD_MIN_DATES, minBlockLength, seed: RECORD_SEED });
-  const ci = estimate.ci;
+  options.minBlockLength = Math.max(1, Math.ceil((HORIZON_DAYS * distinct) / span));
+  const { estimate, values } = aucReplicates(dates, probability, label, options, replicatePart(DEFAULT_REPLICATES, part, parts));
   return {
-    samples: count,
+    record: { samples: count, dates: estimate.dates, accuracy: correct / count, auc: estimate.auc, ci: null, through: dates[count - 1] },
+    options,
     dates: estimate.dates,
-    accuracy: correct / count,
-    auc: estimate.auc,
-    ci: ci ? { low: ci.low, high: ci.high, level: ci.level, blockLength: ci.blockLength } : null,
-    through: dates[count - 1],
+    replicates: values,
   };
+}
+
+/** The record from its parts (every part of one record, in order). */
+export function recordOfParts(parts: readonly OosRecordPart[]): OosRecord {
+  const first = parts[0];
+  if (first.replicates === null) return first.record;
+  const all = new Float64Array(parts.reduce((s, p) => s + (p.replicates?.length ?? 0), 0));
+  let at = 0;
+  for (const p of parts) {
+    if (p.replicates === null) throw new RangeError('parts of different records');
+    all.set(p.replicates, at);
+    at += p.replicates.length;
+  }
+  const ci = intervalOfReplicates(first.dates, all, first.options);
+  return { ...first.record, ci: ci ? { low: ci.low, high: ci.high, level: ci.level, blockLength: ci.blockLength } : null };
 }
 
 const round = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10000) / 10000);

@@ -24,7 +24,7 @@
  */
 import { rocAuc } from '../logistic.js';
 import { assertSameLength, groupByDate } from './by-date.js';
-import { bootstrapInterval, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
+import { bootstrapReplicates, intervalOfReplicates, type BootstrapInterval, type BootstrapOptions, type ReplicateRange } from './bootstrap.js';
 
 export { rocAuc };
 
@@ -192,6 +192,22 @@ export function aucWithInterval(
   labels: ArrayLike<number>,
   options: AucOptions = {},
 ): AucEstimate {
+  const { estimate, values } = aucReplicates(dates, scores, labels, options);
+  return aucInterval(estimate, values, options);
+}
+
+/**
+ * The estimate without its interval, and the bootstrap replicates' AUCs (of `range` only, when given;
+ * null when there is no interval to make): the first step of {@link aucWithInterval}, so that the
+ * replicates of one estimate can be computed in ranges on several threads and joined by {@link aucInterval}.
+ */
+export function aucReplicates(
+  dates: readonly string[],
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  options: AucOptions = {},
+  range?: ReplicateRange,
+): { estimate: AucEstimate; values: Float64Array | null } {
   assertSameLength(dates, scores, labels);
   const minDates = options.minDates ?? DEFAULT_AUC_MIN_DATES;
   if (!Number.isSafeInteger(minDates) || minDates < 2) throw new RangeError(`minDates must be an integer >= 2, got ${minDates}`);
@@ -218,12 +234,12 @@ export function aucWithInterval(
     dates: groups.dates.length,
     ci: null,
   };
-  if (estimate.auc === null || estimate.dates < minDates) return estimate;
+  if (estimate.auc === null || estimate.dates < minDates) return { estimate, values: null };
   const runs = sortRuns(scores, labels, kept);
   const multiplicity = new Float64Array(estimate.dates);
   // Many rows on few dates (a universe's predictions): one pass over the date pairs per replicate.
   const byDates = (options.datePairs ?? estimate.dates * estimate.dates < groups.n) ? datePairAuc(runs, dateOf, estimate.dates) : null;
-  estimate.ci = bootstrapInterval(
+  const values = bootstrapReplicates(
     estimate.dates,
     (indices) => {
       multiplicity.fill(0);
@@ -231,6 +247,15 @@ export function aucWithInterval(
       return byDates ? byDates(multiplicity) : runsAuc(runs, (row) => multiplicity[dateOf[row]]);
     },
     options,
+    range,
   );
-  return estimate;
+  return { estimate, values };
+}
+
+/**
+ * The estimate with its interval from every replicate's AUC (aucReplicates' values, or its ranges' values
+ * concatenated in order); no interval when `values` is null.
+ */
+export function aucInterval(estimate: AucEstimate, values: ArrayLike<number> | null, options: AucOptions = {}): AucEstimate {
+  return { ...estimate, ci: values === null ? null : intervalOfReplicates(estimate.dates, values, options) };
 }

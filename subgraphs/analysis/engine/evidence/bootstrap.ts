@@ -157,15 +157,45 @@ export function forEachResample(
   return resolved;
 }
 
-/** The statistic on every replicate (non-finite values included). */
+/** A range of replicates, from `from` to `to` - 1. */
+export interface ReplicateRange {
+  from: number;
+  to: number;
+}
+
+/**
+ * Part `part` of `parts` near-equal consecutive ranges of `replicates` replicates (the parts in order
+ * cover every replicate once).
+ */
+export function replicatePart(replicates: number, part: number, parts: number): ReplicateRange {
+  if (!Number.isSafeInteger(parts) || parts < 1 || !Number.isSafeInteger(part) || part < 0 || part >= parts) {
+    throw new RangeError(`part ${part} of ${parts}`);
+  }
+  return { from: floor((replicates * part) / parts), to: floor((replicates * (part + 1)) / parts) };
+}
+
+/**
+ * The statistic on every replicate (non-finite values included), or on the replicates of `range` only:
+ * every replicate is still drawn in order, so replicate r gets the same resample whichever range it is
+ * evaluated in, and the ranges' values concatenated in order are the whole run's, bit for bit (the
+ * replicates of a run can be evaluated on several threads).
+ */
 export function bootstrapReplicates(
   n: number,
   statistic: (indices: Int32Array) => number,
   options: BootstrapOptions = {},
+  range?: ReplicateRange,
 ): Float64Array {
-  const values = new Float64Array(resolveBootstrapOptions(n, options).replicates);
-  forEachResample(n, options, (indices, r) => {
-    values[r] = statistic(indices);
+  const total = resolveBootstrapOptions(n, options).replicates;
+  const from = range?.from ?? 0;
+  const to = range?.to ?? total;
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || to < from || to > total) {
+    throw new RangeError(`replicates ${from} to ${to} of ${total}`);
+  }
+  const values = new Float64Array(to - from);
+  if (to === from) return values;
+  forEachResample(n, { ...options, replicates: to }, (indices, r) => {
+    if (r >= from) values[r - from] = statistic(indices);
   });
   return values;
 }
@@ -207,9 +237,19 @@ export function bootstrapInterval(
   statistic: (indices: Int32Array) => number,
   options: BootstrapOptions = {},
 ): BootstrapInterval | null {
+  resolveBootstrapOptions(n, options);
+  if (n < 2) return null;
+  return intervalOfReplicates(n, bootstrapReplicates(n, statistic, options), options);
+}
+
+/**
+ * The percentile interval of a run's replicate values (every replicate, in order: bootstrapReplicates
+ * over the whole run, or its ranges concatenated); null when n < 2 or too few values are finite.
+ */
+export function intervalOfReplicates(n: number, values: ArrayLike<number>, options: BootstrapOptions = {}): BootstrapInterval | null {
   const resolved = resolveBootstrapOptions(n, options);
   if (n < 2) return null;
-  const values = bootstrapReplicates(n, statistic, options);
+  if (values.length !== resolved.replicates) throw new RangeError(`${values.length} replicate values, ${resolved.replicates} expected`);
   const interval = percentileInterval(values, resolved.level);
   if (interval === null) return null;
   let valid = 0;

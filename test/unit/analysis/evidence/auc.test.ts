@@ -3,7 +3,8 @@
  * point estimate against brute-force pair counting, the weighted form against repeated rows, and the
  * interval's coverage on random scores (with and without date effects) and its power on a planted signal.
  */
-import { aucWithInterval, rocAuc, weightedAuc } from '../../../../subgraphs/analysis/engine/evidence/auc.js';
+import { aucInterval, aucReplicates, aucWithInterval, rocAuc, weightedAuc } from '../../../../subgraphs/analysis/engine/evidence/auc.js';
+import { replicatePart } from '../../../../subgraphs/analysis/engine/evidence/bootstrap.js';
 import { createPrng } from '../../../../subgraphs/analysis/engine/prng.js';
 import { aucByPairs } from '../../../reference/statistics.js';
 
@@ -158,3 +159,32 @@ describe('aucWithInterval replicates from the date-pair table', () => {
   });
 });
 
+
+describe('aucWithInterval replicates evaluated in ranges', () => {
+  it('gives the same interval bit for bit when the replicates are computed in consecutive ranges and joined in order', () => {
+    const rng = createPrng(78);
+    for (let trial = 0; trial < 6; trial++) {
+      const days = 10 + rng.int(30);
+      const n = days * (3 + rng.int(40));
+      const dates = Array.from({ length: n }, () => dateOf(rng.int(days)));
+      const scores = Array.from({ length: n }, (_, i) => (i % 31 === 0 ? NaN : trial % 2 === 0 ? rng.int(6) / 5 : rng.normal()));
+      const labels = scores.map((s) => (rng.next() < 0.3 + (Number.isNaN(s) ? 0 : 0.05 * s) ? 1 : 0));
+      const options = { replicates: 201, seed: 5 + trial, minBlockLength: 1 + rng.int(4), datePairs: trial % 3 === 0 };
+      const whole = aucWithInterval(dates, scores, labels, options);
+      expect(whole.ci).not.toBeNull();
+      const parts = 1 + (trial % 4);
+      const ranges = Array.from({ length: parts }, (_, k) => aucReplicates(dates, scores, labels, options, replicatePart(201, k, parts)));
+      const values = ranges.flatMap((r) => Array.from(r.values ?? []));
+      expect(values).toHaveLength(201);
+      const joined = aucInterval(ranges[0].estimate, values, options);
+      expect(joined).toEqual(whole);
+      expect(Object.is(joined.ci?.low, whole.ci?.low) && Object.is(joined.ci?.high, whole.ci?.high)).toBe(true);
+    }
+  });
+
+  it('has no replicates when there is no interval to make', () => {
+    const dates = ['D1', 'D2', 'D3'];
+    expect(aucReplicates(dates, [0.1, 0.5, 0.9], [0, 1, 1]).values).toBeNull();
+    expect(() => aucInterval(aucReplicates(dates, [0.1, 0.5, 0.9], [0, 1, 1], { minDates: 2 }).estimate, [0.5], { minDates: 2 })).toThrow(RangeError);
+  });
+});

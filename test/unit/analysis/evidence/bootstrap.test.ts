@@ -6,10 +6,12 @@
 import {
   blockBootstrapMeanInterval,
   bootstrapInterval,
+  bootstrapReplicates,
   defaultBlockLength,
   forEachResample,
   percentileInterval,
   quantileSorted,
+  replicatePart,
   resampleIndices,
   resolveBootstrapOptions,
   type BlockScheme,
@@ -213,5 +215,22 @@ describe('blockBootstrapMeanInterval', () => {
     const rate = exclusionRate(20, noise(250, 0, 0.3), 'stationary');
     process.stdout.write(`95% CI excludes 0 with drift 0.3: ${rate}\n`);
     expect(rate).toBe(1);
+  });
+});
+
+describe('replicates in ranges', () => {
+  it('evaluates each replicate on the same resample whichever range holds it, and the parts cover every replicate once', () => {
+    const statistic = (indices: Int32Array) => indices.reduce((s, i, t) => s + i * (t + 1), 0);
+    for (const scheme of ['moving', 'circular', 'stationary'] as const) {
+      const options = { replicates: 37, seed: 4, scheme, blockLength: 3 };
+      const whole = bootstrapReplicates(40, statistic, options);
+      for (const parts of [1, 2, 3, 37]) {
+        const joined = Array.from({ length: parts }, (_, k) => Array.from(bootstrapReplicates(40, statistic, options, replicatePart(37, k, parts)))).flat();
+        expect(joined).toEqual(Array.from(whole));
+      }
+    }
+    expect(bootstrapReplicates(40, statistic, { replicates: 5 }, { from: 2, to: 2 })).toHaveLength(0);
+    expect(() => bootstrapReplicates(40, statistic, { replicates: 5 }, { from: 3, to: 6 })).toThrow(RangeError);
+    expect(() => replicatePart(10, 2, 2)).toThrow(RangeError);
   });
 });
