@@ -45,6 +45,7 @@ import {
   assembleSignalModel,
   planSignalModel,
   recordOfParts,
+  recordPartsWorth,
   signalModelFolds,
   type OosRecordPart,
   type PredictionHistory,
@@ -385,12 +386,17 @@ async function trainInParallel(runners: readonly BatchRunner[], samples: SampleS
   history.time.set(h.time);
   history.probability.set(h.probability);
   history.label.set(h.label);
-  // Each record's bootstrap replicates are split in one range per batch, so that a single record (the
-  // latest date's) keeps every core busy; the ranges are joined in order, as one thread computes them.
-  const parts = runners.length;
-  const items = scored.recordThroughs.flatMap((through) => Array.from({ length: parts }, (_, part) => ({ through, part })));
-  const done = await spread(runners, items, (r, { through, part }) => r.request<OosRecordPart>({ type: 'record', history, through, part, parts }));
-  const records = new Map(scored.recordThroughs.map((through, k) => [through, recordOfParts(done.slice(k * parts, (k + 1) * parts))] as const));
+  // A record whose bootstrap replicates outweigh its set-up is split in one range of replicates per batch,
+  // so that a single record (the latest date's) keeps every core busy; the ranges are joined in order,
+  // as one thread computes them.
+  const items = scored.recordThroughs.flatMap((through) => {
+    const parts = recordPartsWorth(history, through, runners.length);
+    return Array.from({ length: parts }, (_, part) => ({ through, part, parts }));
+  });
+  const done = await spread(runners, items, (r, { through, part, parts }) => r.request<OosRecordPart>({ type: 'record', history, through, part, parts }));
+  const records = new Map(
+    scored.recordThroughs.map((through) => [through, recordOfParts(done.filter((_, k) => items[k].through === through))] as const),
+  );
   return assembleSignalModel(scored, calendar, records);
 }
 

@@ -221,13 +221,34 @@ export interface OosRecordPart {
   replicates: Float64Array | null;
 }
 
-export function recordPart(history: PredictionHistory, through: number, calendar: readonly string[], part = 0, parts = 1): OosRecordPart {
+/**
+ * Predictions counted by the record through `through`, and its distinct sample dates (the record's size).
+ */
+function recordExtent(history: PredictionHistory, through: number): { count: number; dates: number } {
   let count = 0;
   for (let hi = history.time.length; count < hi; ) {
     const mid = (count + hi) >>> 1;
     if (history.time[mid] <= through) count = mid + 1;
     else hi = mid;
   }
+  let dates = 0;
+  for (let k = 0; k < count; k++) if (k === 0 || history.time[k] !== history.time[k - 1]) dates++;
+  return { count, dates };
+}
+
+/**
+ * Into how many parts (at most `threads`) the record through `through` is worth splitting: each part
+ * repeats the record's set-up (sorting the predictions), so only when each replicate is a pass over every
+ * prediction (dates^2 >= predictions, see evidence/auc.ts) do the replicates outweigh it; with the date-pair
+ * table the replicates are cheap and the record is one part.
+ */
+export function recordPartsWorth(history: PredictionHistory, through: number, threads: number): number {
+  const { count, dates } = recordExtent(history, through);
+  return count > 0 && dates * dates >= count ? Math.max(1, threads) : 1;
+}
+
+export function recordPart(history: PredictionHistory, through: number, calendar: readonly string[], part = 0, parts = 1): OosRecordPart {
+  const { count } = recordExtent(history, through);
   const options: AucOptions = { minDates: RECORD_MIN_DATES, seed: RECORD_SEED, replicates: DEFAULT_REPLICATES };
   if (count === 0) return { record: { samples: 0, dates: 0, accuracy: null, auc: null, ci: null, through: null }, options, dates: 0, replicates: null };
   const time = history.time.subarray(0, count);

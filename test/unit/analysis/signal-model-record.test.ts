@@ -4,7 +4,7 @@
  * threads) and joined in order give the record of one pass, interval bounds bit for bit.
  */
 import { createPrng } from '../../../subgraphs/analysis/engine/prng.js';
-import { recordOfParts, recordPart, recordThrough, type PredictionHistory } from '../../../subgraphs/analysis/engine/signal-model.js';
+import { recordOfParts, recordPart, recordPartsWorth, recordThrough, type PredictionHistory } from '../../../subgraphs/analysis/engine/signal-model.js';
 
 function history(seed: number, days: number, perDay: number): { history: PredictionHistory; calendar: string[] } {
   const rng = createPrng(seed);
@@ -44,5 +44,13 @@ describe('recordPart and recordOfParts', () => {
     const few = recordOfParts([recordPart(h, 6, calendar, 0, 2), recordPart(h, 6, calendar, 1, 2)]);
     expect(few).toEqual(recordThrough(h, 6, calendar));
     expect(few.ci).toBeNull();
+  });
+
+  it('are worth splitting only when each replicate is a pass over every prediction (dates^2 >= predictions)', () => {
+    const few = history(7, 120, 6).history; // 60 dates of 6 predictions
+    expect(recordPartsWorth(few, 119, 2)).toBe(2);
+    const many = history(8, 20, 40).history; // 10 dates of 80 predictions
+    expect(recordPartsWorth(many, 19, 2)).toBe(1);
+    expect(recordPartsWorth(few, -1, 2)).toBe(1);
   });
 });
