@@ -75,10 +75,9 @@ async function sameAnswer(stockUrl: string, oursUrl: string, headers: Record<str
   return JSON.stringify(b.json.data);
 }
 
-/** Part 1: both gateways and the subgraphs in this process. */
-async function inProcess(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-bench-gateway-'));
-  const config = loadConfig({
+/** The platform both parts start: a small synthetic market, its last day analysed, budgets above the load. */
+function platformEnv(dataDir: string): Record<string, string> {
+  return {
     APP_ENV: 'development',
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -92,8 +91,13 @@ async function inProcess(): Promise<void> {
     AUTH_HS256_SECRET: SECRET,
     RATE_LIMIT_MAX: '10000000',
     RATE_LIMIT_EXPENSIVE_MAX: '10000000',
-    LOG_LEVEL: 'silent',
-  });
+  };
+}
+
+/** Part 1: both gateways and the subgraphs in this process. */
+async function inProcess(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tradegraph-bench-gateway-'));
+  const config = loadConfig({ ...platformEnv(dataDir), LOG_LEVEL: 'silent' });
   console.log(`\n1. in process: both gateways and the subgraphs in this process, the security page`);
   const platform = await startPlatform(config, ['analysis', 'allocation', 'search', 'gateway']).catch((err: unknown) => {
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -165,20 +169,8 @@ async function documented(): Promise<void> {
   const { DATABASE_URL: _db, ...inherited } = process.env;
   const env: NodeJS.ProcessEnv = {
     ...inherited,
-    APP_ENV: 'development',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    ANALYSIS_PORT: '0',
-    ALLOCATION_PORT: '0',
-    SEARCH_PORT: '0',
-    GATEWAY_PORT: '0',
-    DEMO_SYMBOL_COUNT: String(SYMBOLS),
-    DEMO_YEARS: '2',
-    ANALYZE_ON_START_DAYS: '1',
+    ...platformEnv(dataDir),
     ANALYZE_HISTORY_EVERY: '0',
-    AUTH_HS256_SECRET: SECRET,
-    RATE_LIMIT_MAX: '10000000',
-    RATE_LIMIT_EXPENSIVE_MAX: '10000000',
     LOG_LEVEL: 'warn',
     // BENCH_GATEWAY_DEDUPE=false: npm start with in-flight dedup off, to see the thread's share alone.
     GATEWAY_DEDUPE: process.env.BENCH_GATEWAY_DEDUPE ?? 'true',

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { ALL_MIGRATIONS } from '../../app/migrations.js';
-import { openPglite, openPostgres, type Db } from '../../subgraphs/platform/db.js';
+import { openPglite, openPostgres, type Db, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 
 export type Backend = 'pglite' | 'postgres';
@@ -56,4 +56,42 @@ export async function openTestDb(backend: Backend, options: { migrate?: boolean 
   }
   if (options.migrate !== false) await migrate(testDb.db, ALL_MIGRATIONS);
   return testDb;
+}
+
+/** A store that records the statements (outside transactions) whose parameters name the watched id. */
+export interface RecordingDb {
+  db: Db;
+  /** Starts recording the statements that name `id`, forgetting what was recorded. */
+  watch(id: string): void;
+  /** The statements recorded since the last watch or take, normalised to single spaces. */
+  take(): string[];
+}
+
+/** Wraps a store so a test can see which statements a call sent for one id (how many, which kind). */
+export function recordingDb(db: Db): RecordingDb {
+  let watched: string | null = null;
+  let seen: string[] = [];
+  const wrapped: Db = {
+    kind: db.kind,
+    query: <T>(sql: string, params?: readonly unknown[]) => {
+      if (watched !== null && params?.includes(watched)) seen.push(sql.replace(/\s+/g, ' ').trim());
+      return db.query<T>(sql, params);
+    },
+    exec: (sql: string) => db.exec(sql),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction(fn),
+    ping: (timeoutMs: number) => db.ping(timeoutMs),
+    close: () => db.close(),
+  };
+  return {
+    db: wrapped,
+    watch: (id) => {
+      watched = id;
+      seen = [];
+    },
+    take: () => {
+      const taken = seen;
+      seen = [];
+      return taken;
+    },
+  };
 }

@@ -16,10 +16,10 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { PortfolioService } from '../../subgraphs/allocation/portfolios.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import type { Config } from '../../subgraphs/platform/config.js';
-import { openPostgres, type Db, type Queryable } from '../../subgraphs/platform/db.js';
+import { openPostgres } from '../../subgraphs/platform/db.js';
 import { seedAnalysis } from '../helpers/analysis.js';
 import { testConfig, TEST_SECRET } from '../helpers/config.js';
-import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
+import { BACKENDS, openTestDb, recordingDb, type RecordingDb, type TestDb } from '../helpers/db.js';
 import { request, type JsonResponse } from '../helpers/http.js';
 import { startTestIssuer, TEST_OIDC_AUDIENCE, type TestIssuer } from '../helpers/oidc.js';
 
@@ -30,35 +30,6 @@ const HUNT = '/api/v1/portfolios/hunt';
 const CASH_HUNT = '/api/v1/portfolios/cash-hunt';
 const PORTFOLIOS = '/api/v1/portfolios';
 
-/** The store as it is, recording the statements (outside transactions) that name the watched id. */
-function recording(db: Db): { db: Db; watch(id: string): void; take(): string[] } {
-  let watched: string | null = null;
-  let seen: string[] = [];
-  const wrapped: Db = {
-    kind: db.kind,
-    query: <T>(sql: string, params?: readonly unknown[]) => {
-      if (watched !== null && params?.includes(watched)) seen.push(sql.replace(/\s+/g, ' ').trim());
-      return db.query<T>(sql, params);
-    },
-    exec: (sql: string) => db.exec(sql),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction(fn),
-    ping: (timeoutMs: number) => db.ping(timeoutMs),
-    close: () => db.close(),
-  };
-  return {
-    db: wrapped,
-    watch: (id) => {
-      watched = id;
-      seen = [];
-    },
-    take: () => {
-      const taken = seen;
-      seen = [];
-      return taken;
-    },
-  };
-}
-
 /** A statement that reads the book's version alone (not with its holdings). */
 const versionOnly = (sql: string) => /\bversion\b/.test(sql) && !/portfolio_holdings/.test(sql);
 const holdingsRead = (sql: string) => /portfolio_holdings/.test(sql);
@@ -67,7 +38,7 @@ describe.each(BACKENDS)('hunt and cash hunt follow a book’s version, on %s', (
   let issuer: TestIssuer;
   let config: Config;
   let store: TestDb;
-  let recorder: ReturnType<typeof recording>;
+  let recorder: RecordingDb;
   let platform: RunningPlatform;
   let partnerToken: string;
   let idToken: string;
@@ -92,7 +63,7 @@ describe.each(BACKENDS)('hunt and cash hunt follow a book’s version, on %s', (
     issuer = await startTestIssuer();
     config = testConfig({ ANALYZE_ON_START: 'false', OIDC_ISSUER: issuer.url, OIDC_AUDIENCES: TEST_OIDC_AUDIENCE });
     store = await openTestDb(backend);
-    recorder = recording(store.db);
+    recorder = recordingDb(store.db);
     platform = await startPlatform(config, ['analysis', 'allocation', 'search'], { db: recorder.db });
     const equities = await store.db.query<{ symbol: string }>("SELECT symbol FROM securities WHERE asset_type = 'EQUITY' ORDER BY symbol");
     symbols = equities.map((r) => r.symbol);

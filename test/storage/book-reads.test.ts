@@ -15,9 +15,8 @@ import { PortfolioService } from '../../subgraphs/allocation/portfolios.js';
 import * as store from '../../subgraphs/allocation/store.js';
 import { latestCloses, upsertBars, upsertSecurities } from '../../subgraphs/analysis/store.js';
 import type { Principal } from '../../subgraphs/platform/auth.js';
-import type { Db, Queryable } from '../../subgraphs/platform/db.js';
 import { AppError } from '../../subgraphs/platform/errors.js';
-import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
+import { BACKENDS, openTestDb, recordingDb, type RecordingDb, type TestDb } from '../helpers/db.js';
 
 const partner = (sub: string): Principal => ({ kind: 'partner', partnerId: sub, claims: { sub } });
 const ALICE = partner('alice');
@@ -25,35 +24,6 @@ const BOB = partner('bob');
 const W = { traceId: 'trace-test', naming: 'rest' as const };
 const SYMBOLS = ['BRA', 'BRB', 'BRC'];
 const DATES = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09'];
-
-/** The store as it is, counting the statements (outside transactions) whose parameters name the watched id. */
-function recording(db: Db): { db: Db; watch(id: string): void; take(): string[] } {
-  let watched: string | null = null;
-  let seen: string[] = [];
-  const wrapped: Db = {
-    kind: db.kind,
-    query: <T>(sql: string, params?: readonly unknown[]) => {
-      if (watched !== null && params?.includes(watched)) seen.push(sql.replace(/\s+/g, ' ').trim());
-      return db.query<T>(sql, params);
-    },
-    exec: (sql: string) => db.exec(sql),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction(fn),
-    ping: (timeoutMs: number) => db.ping(timeoutMs),
-    close: () => db.close(),
-  };
-  return {
-    db: wrapped,
-    watch: (id) => {
-      watched = id;
-      seen = [];
-    },
-    take: () => {
-      const taken = seen;
-      seen = [];
-      return taken;
-    },
-  };
-}
 
 async function notFound(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -67,7 +37,7 @@ async function notFound(run: () => Promise<unknown>): Promise<string> {
 
 describe.each(BACKENDS)('book reads on %s', (backend) => {
   let testDb: TestDb;
-  let recorder: ReturnType<typeof recording>;
+  let recorder: RecordingDb;
   let now: Date;
   /** The service under test (keeps books), another one writing to the same store, and a fresh one per read (keeps nothing). */
   let service: PortfolioService;
@@ -85,7 +55,7 @@ describe.each(BACKENDS)('book reads on %s', (backend) => {
       SYMBOLS.flatMap((symbol, s) => DATES.map((date, d) => ({ symbol, date, open: 10, high: 12, low: 9, close: 10 + s + d / 4 + 0.013, volume: 1000 }))),
     );
     now = new Date('2026-01-12T15:00:00Z');
-    recorder = recording(testDb.db);
+    recorder = recordingDb(testDb.db);
     service = new PortfolioService(recorder.db, { now: () => now });
     other = new PortfolioService(testDb.db, { now: () => now });
   });
