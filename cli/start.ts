@@ -130,8 +130,12 @@ function lazyBar(announce: string, label: string, unit: string): (done: number, 
 /** Gateway first (it calls the subgraphs), then the subgraphs, then the store; exits with `code` once done. */
 function shutDown(platform: RunningPlatform, gateway?: GatewayThread, code = 0): void {
   (async () => {
-    await gateway?.close();
-    await platform.close();
+    // The subgraphs and the store close even when the gateway failed to drain; that failure is then reported.
+    try {
+      await gateway?.close();
+    } finally {
+      await platform.close();
+    }
   })().then(
     () => {
       if (code === 0) console.log('Stopped cleanly.');

@@ -38,8 +38,10 @@ export function startGatewayThread(config: Config, onUnexpectedExit: (reason: st
   const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: { config } });
   let closing = false;
   let listening = false;
-  let closed: () => void = () => {};
-  const whenClosed = new Promise<void>((resolve) => (closed = resolve));
+  // Settled when the thread has exited: rejected when a close() it was asked for failed to drain.
+  let closed: (failure?: string) => void = () => {};
+  const whenClosed = new Promise<void>((resolve, reject) => (closed = (failure) => (failure === undefined ? resolve() : reject(new Error(failure)))));
+  whenClosed.catch(() => undefined); // observed by close(); unobserved when the thread never listened
   return new Promise<GatewayThread>((resolve, reject) => {
     let failure: string | undefined;
     worker.on('message', (message: FromGatewayThread) => {
@@ -66,7 +68,7 @@ export function startGatewayThread(config: Config, onUnexpectedExit: (reason: st
       failure ??= err.stack ?? err.message;
     });
     worker.on('exit', (code) => {
-      closed();
+      closed(closing && failure !== undefined ? failure : undefined);
       const reason = failure ?? `the gateway thread exited with code ${code}`;
       if (!listening) reject(new Error(reason));
       else if (!closing) onUnexpectedExit(reason);
