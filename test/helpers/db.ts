@@ -10,7 +10,11 @@ import { migrate } from '../../subgraphs/platform/migrations.js';
 
 export type Backend = 'pglite' | 'postgres';
 
-export const BACKENDS: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/**
+ * The stores a suite runs on: PGlite, and PostgreSQL when TEST_DATABASE_URL is set. TEST_BACKENDS=postgres
+ * runs only the PostgreSQL half (CI's server pass, after npm test ran the PGlite half on the same clone).
+ */
+export const BACKENDS: Backend[] = !process.env.TEST_DATABASE_URL ? ['pglite'] : process.env.TEST_BACKENDS === 'postgres' ? ['postgres'] : ['pglite', 'postgres'];
 
 export interface TestDb {
   db: Db;
