@@ -8,7 +8,7 @@ import { startPlatform, type RunningPlatform } from '../../cli/platform.js';
 import { mintPartnerToken } from '../../subgraphs/platform/auth.js';
 import { getIntrospectionQuery } from 'graphql';
 import { DEFAULT_GRAPHQL_LIMITS, STANDARD_INTROSPECTION_DEPTH } from '../../subgraphs/platform/graphql-limits.js';
-import { testConfig, TEST_SECRET } from '../helpers/config.js';
+import { PRODUCTION_ENV, testConfig, TEST_SECRET } from '../helpers/config.js';
 import { openTestDb, type TestDb } from '../helpers/db.js';
 import { request } from '../helpers/http.js';
 
@@ -212,14 +212,7 @@ describe('introspection depth at the default GRAPHQL_MAX_DEPTH (12)', () => {
 describe('in production', () => {
   let prod: RunningPlatform;
   beforeAll(async () => {
-    const prodConfig = testConfig({
-      APP_ENV: 'production',
-      AUTH_HS256_SECRET: '',
-      AUTH_ISSUER: 'https://issuer.example',
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
-      DEMO_DATA: 'false',
-      ANALYZE_ON_START: 'false',
-    });
+    const prodConfig = testConfig(PRODUCTION_ENV);
     prod = await startPlatform(prodConfig, ['analysis', 'gateway'], { db: store.db });
   });
   afterAll(async () => prod?.close());

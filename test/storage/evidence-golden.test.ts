@@ -186,13 +186,7 @@ const GOLDEN_FIRST = {
 /** After the second (the whole history): the first part's tables unchanged, the later months added. */
 const GOLDEN = {
   tables: {
-    '2021-07-30': '458c50dcbe97c9c4',
-    '2021-08-31': '61e6cc9393de65bd',
-    '2021-09-30': 'd7fead46b3586479',
-    '2021-10-29': '30717890b52f5fd6',
-    '2021-11-30': 'cccc68496ab35797',
-    '2021-12-31': '5447d481603a3bc9',
-    '2022-01-31': '4fe07ad34234cde5',
+    ...GOLDEN_FIRST.tables,
     '2022-02-28': '852ca4ed192bdebb',
     '2022-03-31': 'bf81da7ee42780b1',
     '2022-04-29': 'fd4faa926a81f6ff',
@@ -201,12 +195,7 @@ const GOLDEN = {
     '2022-07-29': 'a45f18710d80cd06',
   },
   odds: {
-    '2021-08-31': '7 de841fb983a6a671',
-    '2021-09-30': '39 a833637e4c0bd431',
-    '2021-10-29': '71 622c6e20e856dba5',
-    '2021-11-30': '90 10ebaccd76b1ab28',
-    '2021-12-31': '113 1b26a23923b0a285',
-    '2022-01-31': '142 14baaddf0a21e87b',
+    ...GOLDEN_FIRST.odds,
     '2022-02-28': '162 50d0a8e268e5e819',
     '2022-03-31': '205 98697b746ed97362',
     '2022-04-29': '245 1534970c91dfe779',
