@@ -9,6 +9,7 @@
  * (`doc_packed`, snapshot-codec.ts) and unpacked here; rows written before packing keep their jsonb
  * `doc`, read as before.
  */
+import { BinaryCopyWriter } from '../platform/copy-binary.js';
 import type { Queryable } from '../platform/db.js';
 import type { AnalysisDocument } from './engine/document.js';
 import type { AssetType, Bar, BarSeries, DataSource, GicsSector, SecurityRecord } from './engine/market-types.js';
@@ -72,11 +73,39 @@ export async function upsertBars(db: Queryable, bars: BarSeries | readonly Bar[]
 }
 
 /**
- * Inserts the bars of symbols that have none yet, given in column form, many symbols per statement: a
- * plain INSERT (a bar already stored is an error), which a first load of an empty store takes in about
- * 60% of the time upsertBars' ON CONFLICT path does. Returns the number of bars written.
+ * Inserts the bars of symbols that have none yet, given in column form, many symbols per statement (a bar
+ * already stored is an error). Returns the number of bars written.
+ *
+ * On PostgreSQL: plain INSERTs, which a first load of an empty store takes in about 60% of the time
+ * upsertBars' ON CONFLICT path does. On the embedded store: one binary COPY (copy-binary.ts), no number
+ * parsed from text; its symbols are first looked up in securities once each, locked as the foreign key
+ * would lock them, so the engine's per-row foreign-key check is skipped for the COPY (inside a
+ * transaction: session_replication_role, set back right after). For the demo market's 378,756 bars on
+ * 2 cores: about 9.5 s as INSERTs, 5.5 s as a COPY with the per-row check, 2.1 s without it.
  */
 export async function insertNewBarSeries(db: Queryable, series: readonly BarSeries[]): Promise<number> {
+  if (db.copyBinary) {
+    let rows = 0;
+    for (const s of series) rows += s.dates.length;
+    if (rows === 0) return 0;
+    const symbols = [...new Set(series.map((s) => s.symbol))];
+    const known = new Set(
+      (await db.query<{ symbol: string }>('SELECT symbol FROM securities WHERE symbol = ANY($1::text[]) FOR KEY SHARE', [symbols])).map((r) => r.symbol),
+    );
+    const unknown = symbols.filter((s) => !known.has(s));
+    if (unknown.length > 0) throw new Error(`No security for the bars of ${unknown.join(', ')}`);
+    const copy = new BinaryCopyWriter(rows * 80);
+    for (const s of series) {
+      for (let i = 0; i < s.dates.length; i++) {
+        copy.row(7).text(s.symbol).date(s.dates[i]).float8(s.open[i]).float8(s.high[i]).float8(s.low[i]).float8(s.close[i]).int8(Math.round(s.volume[i]));
+      }
+    }
+    // (A failed COPY fails the transaction, which also ends the setting.)
+    await db.query('SET LOCAL session_replication_role = replica');
+    await db.copyBinary('bars (symbol, date, open, high, low, close, volume)', copy.finish());
+    await db.query('SET LOCAL session_replication_role = origin');
+    return rows;
+  }
   let written = 0;
   let part: BarSeries[] = [];
   let rows = 0;

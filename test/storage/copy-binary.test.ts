@@ -1,0 +1,97 @@
+/**
+ * The embedded store's binary COPY (subgraphs/platform/copy-binary.ts, Db.copyBinary): every value
+ * reaches the table exactly as written, and the demo market's bulk load into an empty store checks its
+ * symbols itself and leaves the store's foreign-key checks on for what follows.
+ */
+import { BinaryCopyWriter } from '../../subgraphs/platform/copy-binary.js';
+import { insertNewBarSeries, upsertSecurities } from '../../subgraphs/analysis/store.js';
+import type { BarSeries, SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
+import { openTestDb } from '../helpers/db.js';
+
+const ROWS: Array<[string, string, number, number]> = [
+  ['', '2000-01-01', 0, 0],
+  ['Ünïcødé €', '1999-12-31', -0, 1],
+  ['tab\tnew\nline "q" \\', '1970-01-01', 0.1, -1],
+  ['AAPL', '2100-02-28', 1.7976931348623157e308, Number.MAX_SAFE_INTEGER],
+  ['𝔘', '1900-03-01', 5e-324, -Number.MAX_SAFE_INTEGER],
+  ['x'.repeat(5000), '2024-02-29', -123456.789, 42],
+];
+
+const security = (symbol: string): SecurityRecord => ({
+  symbol,
+  name: symbol,
+  sector: 'Information Technology',
+  subIndustry: 'Software',
+  assetType: 'EQUITY',
+  dataSource: 'synthetic',
+});
+
+const series = (symbol: string, days: number): BarSeries => {
+  const dates = Array.from({ length: days }, (_, i) => `2026-01-${String(i + 2).padStart(2, '0')}`);
+  const values = (base: number) => Float64Array.from(dates, (_, i) => base + i);
+  return { symbol, dates, open: values(10), high: values(11), low: values(9), close: values(10.5), volume: values(1000) };
+};
+
+describe('binary COPY into the embedded store', () => {
+  test('text, date, float8 and int8 values arrive exactly, through a buffer that had to grow', async () => {
+    const t = await openTestDb('pglite', { migrate: false });
+    try {
+      await t.db.exec('CREATE TABLE copied (k int8, s text, d date, f float8, n int8)');
+      const copy = new BinaryCopyWriter(32); // far too small: the writer grows
+      ROWS.forEach(([s, d, f, n], k) => copy.row(5).int8(k).text(s).date(d).float8(f).int8(n));
+      expect(copy.rowCount).toBe(ROWS.length);
+      await t.db.copyBinary?.('copied (k, s, d, f, n)', copy.finish());
+      const rows = await t.db.query<{ s: string; d: string; f: number; n: string; neg: boolean }>(
+        `SELECT s, d::text AS d, f, n::text AS n, f::text = '-0' AS neg FROM copied ORDER BY k`,
+      );
+      expect(rows.map((r) => [r.s, r.d, r.f, Number(r.n)])).toEqual(ROWS);
+      expect(rows[1].neg).toBe(true); // -0 kept its sign
+    } finally {
+      await t.drop();
+    }
+  });
+
+  test('a value the writer cannot represent is refused before anything is sent', () => {
+    const copy = new BinaryCopyWriter();
+    expect(() => copy.row(1).date('2026-13-45')).toThrow(RangeError);
+    expect(() => copy.row(1).int8(2 ** 53)).toThrow(RangeError);
+    expect(() => copy.row(1).int8(1.5)).toThrow(RangeError);
+  });
+
+  test('bars of a symbol with no security are refused, and nothing is written', async () => {
+    const t = await openTestDb('pglite');
+    try {
+      await upsertSecurities(t.db, [security('AAA')]);
+      await expect(t.db.transaction((tx) => insertNewBarSeries(tx, [series('AAA', 3), series('ZZZ', 3)]))).rejects.toThrow('No security for the bars of ZZZ');
+      expect(await t.db.query('SELECT symbol FROM bars')).toEqual([]);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  test('the per-row foreign-key check skipped for the load is on again for the rest of the transaction', async () => {
+    const t = await openTestDb('pglite');
+    try {
+      const stored = await t.db.transaction(async (tx) => {
+        await upsertSecurities(tx, [security('AAA'), security('BBB')]);
+        const written = await insertNewBarSeries(tx, [series('AAA', 4), series('BBB', 2)]);
+        const [{ role }] = await tx.query<{ role: string }>('SELECT current_setting($1) AS role', ['session_replication_role']);
+        return { written, role };
+      });
+      expect(stored).toEqual({ written: 6, role: 'origin' });
+      expect(await t.db.query('SELECT symbol, count(*)::int AS n FROM bars GROUP BY symbol ORDER BY symbol')).toEqual([
+        { symbol: 'AAA', n: 4 },
+        { symbol: 'BBB', n: 2 },
+      ]);
+      await expect(
+        t.db.transaction(async (tx) => {
+          await insertNewBarSeries(tx, [{ ...series('AAA', 1), dates: ['2026-02-02'] }]);
+          await tx.query(`INSERT INTO bars (symbol, date, open, high, low, close, volume) VALUES ('NOPE', '2026-01-02', 1, 1, 1, 1, 1)`);
+        }),
+      ).rejects.toThrow(/foreign key/i);
+      expect(await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bars')).toEqual([{ n: 6 }]);
+    } finally {
+      await t.drop();
+    }
+  });
+});
