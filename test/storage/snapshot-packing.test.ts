@@ -16,6 +16,7 @@ import * as store from '../../subgraphs/analysis/store.js';
 import type { Db } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
+import { jsonbValue } from '../helpers/jsonb-values.js';
 
 const PACKING = 2026120411;
 const PRODUCED_AT = '2026-10-30T21:00:00.000Z';
@@ -177,7 +178,9 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
       { escaped: 'a backslash before u: \\u0041 and \\ud800' },
     ];
     const arbitrary = fc.sample(fc.jsonValue({ maxDepth: 3 }), { seed: 42, numRuns: 300 });
-    const values = [...tricky, ...arbitrary];
+    // Escapes, UTF-8, equal-length keys, decimals of every length, -0, values JSON.stringify rewrites.
+    const edgy = fc.sample(jsonbValue, { seed: 20261130, numRuns: 400 });
+    const values = [...tricky, ...arbitrary, ...edgy];
     const expected = await jsonbTexts(t.db, values.map((v) => JSON.stringify(v) ?? 'null'));
     expect(values.map((v) => jsonbText(v))).toEqual(expected);
     // Documents are objects; a string given to the packer is JSON text.
