@@ -17,10 +17,10 @@ import { runAnalysis, sampleDates, type AnalyzeOptions, type AnalyzeSummary } fr
 import * as analysisStore from '../subgraphs/analysis/store.js';
 import { MIN_BARS } from '../subgraphs/analysis/analyze-batch.js';
 import { PIPELINE_VERSION } from '../subgraphs/analysis/engine/document.js';
-import { computeEvidenceTables, planEvidenceTables, presenceOnly, stateOutputs, storeEvidenceTables, type StateOutputs } from '../subgraphs/analysis/evidence-states.js';
-import { loadEquities, readDocuments } from '../subgraphs/analysis/evidence-load.js';
-import { computeCandidateOdds, planCandidateOdds, storeCandidateOdds, tradeCandidate } from '../subgraphs/allocation/kelly-odds-store.js';
-import type { Candidate } from '../subgraphs/allocation/engine/types.js';
+import { planEvidenceTables, presenceOnly, storeDates, storeEvidenceTables, type StateOutputs } from '../subgraphs/analysis/evidence-states.js';
+import { DATES_PER_READ, loadEquities, storedDocsOn, type StoreUniverse } from '../subgraphs/analysis/evidence-load.js';
+import { evidenceThreads } from '../subgraphs/analysis/evidence-tasks.js';
+import { planCandidateOdds, storeCandidateOdds } from '../subgraphs/allocation/kelly-odds-store.js';
 
 /**
  * The sampled dates of the whole calendar that have no snapshot of the current pipeline version yet, oldest
@@ -85,46 +85,58 @@ export interface EvidenceRefresh {
 
 /**
  * Computes every missing evidence table and candidate-odds table of the current pipeline version. Both
- * measurements are planned first (which as-of dates are missing, which snapshot dates they need); then the
- * equities' bars are loaded once and every needed document is read and parsed once, reduced to what each
- * measurement needs (its state outputs, its trade); then the evidence tables are computed and stored, and
- * the Kelly odds tables. An abort after the tables skips the odds (a later start or evaluate computes what
- * is missing).
+ * measurements are planned first (which as-of dates are missing, which snapshot dates they need, from one
+ * read of the store's dates); then every needed document is read once and reduced to what each measurement
+ * needs (its state outputs, its trade), and the equities' bars are loaded once; then the evidence tables
+ * are computed and stored, and the Kelly odds tables. An abort after the tables skips the odds (a later
+ * start or evaluate computes what is missing).
+ *
+ * Two threads (subgraphs/analysis/evidence-tasks.ts): while this one reads the documents and the bars, a
+ * worker decodes and reduces documents (this one takes its share of them between reads); then the worker
+ * computes the probabilities halves of the evidence tables and the odds while this one computes the states
+ * halves. Every part is a pure function merged in a fixed order, so the stored tables are the same bytes as
+ * on one thread.
  */
 export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<EvidenceRefresh> {
   const started = performance.now();
-  const tablesPlan = await planEvidenceTables(db);
-  const oddsPlan = await planCandidateOdds(db);
+  const known = await storeDates(db);
+  const tablesPlan = await planEvidenceTables(db, known);
+  const oddsPlan = await planCandidateOdds(db, { known });
   const oddsMissing = oddsPlan !== null && oddsPlan.missing.length > 0 ? oddsPlan : null;
   const done = (tables: number, odds: number): EvidenceRefresh => ({ tables, odds, ms: Math.round(performance.now() - started) });
   if (tablesPlan.missing.length === 0 && oddsMissing === null) return done(0, 0);
 
-  const u = await loadEquities(db);
-  const symbols = new Set(u.equities.map((e) => e.symbol));
-  const forTables = new Set(tablesPlan.documentDates);
-  const forOdds = new Set(oddsMissing?.dates ?? []);
+  const forTables = tablesPlan.documentDates;
+  const forOdds = oddsMissing?.dates ?? [];
   const dates = [...new Set([...forTables, ...forOdds])].sort();
-  const outputs: StateOutputs[] = await presenceOnly(db, tablesPlan, symbols);
-  const candidates: Candidate[] = [];
-  await readDocuments(
-    db,
-    dates,
-    tablesPlan.pipelineVersion,
-    symbols,
-    (doc) => {
-      if (forTables.has(doc.analysis_date)) outputs.push(stateOutputs(doc));
-      if (forOdds.has(doc.analysis_date)) {
-        const c = tradeCandidate(doc as unknown as Record<string, unknown>);
-        if (c !== null) candidates.push(c);
+  const threads = evidenceThreads(forTables, forOdds);
+  try {
+    // The first read's documents go to the worker while this thread loads the bars.
+    let u: StoreUniverse | null = null;
+    for (let k = 0; k < dates.length; k += DATES_PER_READ) {
+      threads.add(await storedDocsOn(db, dates.slice(k, k + DATES_PER_READ), tablesPlan.pipelineVersion));
+      if (u === null) {
+        await threads.share(Infinity);
+        u = await loadEquities(db);
+      } else {
+        await threads.share();
       }
-    },
-    analysisStore.snapshotDocsOn,
-  );
+    }
+    if (u === null) u = await loadEquities(db);
+    const universe = new Set(u.equities.map((e) => e.symbol));
+    const outputs: StateOutputs[] = await presenceOnly(db, tablesPlan, universe);
+    const reduced = await threads.reduced();
+    for (const o of reduced.outputs) if (universe.has(o.symbol)) outputs.push(o);
+    const candidates = reduced.candidates.filter((c) => universe.has(c.symbol));
 
-  const tables = computeEvidenceTables(tablesPlan, u, outputs);
-  await storeEvidenceTables(db, tablesPlan.pipelineVersion, tables);
-  if (oddsMissing === null || signal?.aborted) return done(tables.length, 0);
-  const odds = computeCandidateOdds(oddsMissing, u.equities, candidates);
-  await storeCandidateOdds(db, oddsMissing.pipelineVersion, odds.tables);
-  return done(tables.length, odds.tables.length);
+    const measured = await threads.measure(tablesPlan, u, outputs, oddsMissing === null ? null : { plan: oddsMissing, candidates });
+    await storeEvidenceTables(db, tablesPlan.pipelineVersion, measured.tables);
+    if (oddsMissing === null || signal?.aborted) return done(measured.tables.length, 0);
+    if (measured.oddsError !== null) throw measured.oddsError;
+    const oddsTables = measured.odds ?? [];
+    await storeCandidateOdds(db, oddsMissing.pipelineVersion, oddsTables);
+    return done(measured.tables.length, oddsTables.length);
+  } finally {
+    await threads.close();
+  }
 }

@@ -57,12 +57,19 @@ export interface OddsPlan {
 }
 
 /** The schedule and what of it is missing; null when nothing is scheduled (see the file comment). */
-export async function planCandidateOdds(db: Queryable, options: { pipelineVersion?: string } = {}): Promise<OddsPlan | null> {
+export async function planCandidateOdds(
+  db: Queryable,
+  options: {
+    pipelineVersion?: string;
+    /** The store's snapshot dates by pipeline version and the equities' calendar, when already read. */
+    known?: { counts: ReadonlyArray<{ date: string; pipelineVersion: string }>; calendar: readonly string[] };
+  } = {},
+): Promise<OddsPlan | null> {
   const version = options.pipelineVersion ?? PIPELINE_VERSION;
-  const dates = (await analysisStore.snapshotDateCounts(db, {})).filter((c) => c.pipelineVersion === version).map((c) => c.date);
+  const dates = (options.known?.counts ?? (await analysisStore.snapshotDateCounts(db, {}))).filter((c) => c.pipelineVersion === version).map((c) => c.date);
   if (dates.length === 0) return null;
   // The schedule needs the calendar only (the equities' bar dates); the bars are loaded when a table is missing.
-  const calendar = await analysisStore.equityBarDates(db);
+  const calendar = options.known?.calendar ?? (await analysisStore.equityBarDates(db));
   const first = calendar.findIndex((d) => d >= dates[0]);
   if (first < 0 || first + ODDS_WINDOW >= calendar.length) return null;
   const schedule = oddsAsOfDates(calendar, calendar[first + ODDS_WINDOW]);

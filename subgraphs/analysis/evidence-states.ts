@@ -22,7 +22,17 @@ import { PIPELINE_VERSION, type AnalysisDocument } from './engine/document.js';
 import { ForwardTable } from './engine/evidence/forward.js';
 import { finiteOrNull, outputsFromDocument } from './engine/evidence/rows.js';
 import { EVIDENCE_HORIZONS, type EvidenceTable } from './engine/evidence/state-evidence.js';
-import { EVIDENCE_REPLICATES, EVIDENCE_SEED, evidenceAsOfDates, evidenceTables, firstKnownOutcome, type StateRow } from './engine/evidence/states.js';
+import {
+  EVIDENCE_REPLICATES,
+  EVIDENCE_SEED,
+  evidenceAsOfDates,
+  evidenceTableParts,
+  evidenceTables,
+  firstKnownOutcome,
+  type EvidenceTableParts,
+  type EvidenceTablesOptions,
+  type StateRow,
+} from './engine/evidence/states.js';
 import { indexOfSorted } from './engine/sorted.js';
 import type { Db, Queryable } from '../platform/db.js';
 import { loadEquities, readDocuments, snapshotKeysOn, type StoreUniverse } from './evidence-load.js';
@@ -81,13 +91,27 @@ export interface TablesPlan {
   documentDates: string[];
 }
 
-/** The as-of dates, the missing ones and the snapshot dates their tables are measured on (see the file comment). */
-export async function planEvidenceTables(db: Queryable): Promise<TablesPlan> {
+/** What both measurements plan from: the stored snapshots' dates by pipeline version, and the equities' calendar. */
+export interface StoreDates {
+  counts: Array<{ date: string; pipelineVersion: string }>;
+  calendar: string[];
+}
+
+/** The store's snapshot dates and calendar (read once for both plans of the evidence step). */
+export async function storeDates(db: Queryable): Promise<StoreDates> {
+  return { counts: await store.snapshotDateCounts(db, {}), calendar: await store.equityBarDates(db) };
+}
+
+/**
+ * The as-of dates, the missing ones and the snapshot dates their tables are measured on (see the file
+ * comment); `known`: the store's dates when already read.
+ */
+export async function planEvidenceTables(db: Queryable, known?: StoreDates): Promise<TablesPlan> {
   const version = PIPELINE_VERSION;
-  const counts = await store.snapshotDateCounts(db, {});
+  const counts = known?.counts ?? (await store.snapshotDateCounts(db, {}));
   const snapshotDates = [...new Set(counts.filter((c) => c.pipelineVersion === version).map((c) => c.date))];
   if (snapshotDates.length === 0) return { pipelineVersion: version, asOf: [], missing: [], dates: [], documentDates: [] };
-  const calendar = await store.equityBarDates(db);
+  const calendar = known?.calendar ?? (await store.equityBarDates(db));
   const asOf = evidenceAsOfDates(calendar, firstKnownOutcome(calendar, snapshotDates));
   const stored = new Set(await store.evidenceTableDates(db, version));
   const missing = asOf.filter((a) => !stored.has(a));
@@ -131,18 +155,44 @@ export function presenceOutputs(symbol: string, date: string): StateOutputs {
  */
 export function computeEvidenceTables(plan: TablesPlan, u: StoreUniverse, outputs: readonly StateOutputs[], replicates?: number): EvidenceTable[] {
   if (plan.missing.length === 0) return [];
+  const { rows, options } = engineInput(plan, u, outputs, replicates);
+  return evidenceTables(rows, options);
+}
+
+/**
+ * Halves of computeEvidenceTables' tables for the as-of dates given (engine/evidence/states.ts
+ * evidenceTableParts): joinEvidenceTables of the halves of every missing date, however split, is
+ * computeEvidenceTables' answer bit for bit, so they can be computed on two threads.
+ */
+export function computeEvidenceTableParts(
+  plan: TablesPlan,
+  u: StoreUniverse,
+  outputs: readonly StateOutputs[],
+  select: { states?: readonly string[]; probabilities?: readonly string[] },
+  replicates?: number,
+): EvidenceTableParts {
+  if (plan.missing.length === 0) return { states: [], probabilities: [] };
+  const { rows, options } = engineInput(plan, u, outputs, replicates);
+  return evidenceTableParts(rows, options, select);
+}
+
+/** The engine's rows (outputs with their forward excess returns) and options for a plan's missing tables. */
+function engineInput(plan: TablesPlan, u: StoreUniverse, outputs: readonly StateOutputs[], replicates?: number): { rows: StateRow[]; options: EvidenceTablesOptions } {
   const last = plan.missing[plan.missing.length - 1];
   const forward = new ForwardTable(u.equities, plan.dates, { horizons: EVIDENCE_HORIZONS, calendar: u.calendar });
   const rows: StateRow[] = outputs.map((o) => ({ ...o, forwardExcess: forward.excessByHorizon(o.symbol, o.date) }));
-  return evidenceTables(rows, {
-    calendar: u.calendar,
-    paths: u.equities,
-    asOf: plan.asOf.filter((a) => a <= last),
-    compute: new Set(plan.missing),
-    pipelineVersion: plan.pipelineVersion,
-    seed: EVIDENCE_SEED,
-    replicates: replicates ?? EVIDENCE_REPLICATES,
-  });
+  return {
+    rows,
+    options: {
+      calendar: u.calendar,
+      paths: u.equities,
+      asOf: plan.asOf.filter((a) => a <= last),
+      compute: new Set(plan.missing),
+      pipelineVersion: plan.pipelineVersion,
+      seed: EVIDENCE_SEED,
+      replicates: replicates ?? EVIDENCE_REPLICATES,
+    },
+  };
 }
 
 /** The presence outputs of the plan's snapshots whose documents are not read (see TablesPlan.documentDates). */

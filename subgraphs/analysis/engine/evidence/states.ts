@@ -190,7 +190,8 @@ function finite(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : NaN;
 }
 
-function prepare(rows: readonly StateRow[], options: EvidenceTablesOptions, window: number, draws: number, seed: number): Prepared[] {
+/** `placebo`: whether the placebo trades are drawn (only the state records read them). */
+function prepare(rows: readonly StateRow[], options: EvidenceTablesOptions, window: number, draws: number, seed: number, placebo: boolean): Prepared[] {
   const { calendar, asOf } = options;
   const paths = new Map(options.paths.map((p) => [p.symbol, p]));
   const eligible = new Map<string, Int32Array>();
@@ -218,6 +219,8 @@ function prepare(rows: readonly StateRow[], options: EvidenceTablesOptions, wind
       if (outcome !== null) {
         hit = outcome === 'target' ? 1 : 0;
         atPattern = firstAsOfFrom(asOf, path.dates[start + window]);
+      }
+      if (outcome !== null && placebo) {
         let days = eligible.get(row.symbol);
         if (days === undefined) {
           days = placeboDays(path, window);
@@ -330,7 +333,8 @@ function minBlockFor(horizon: number, step: number): number {
 }
 
 function summaryOptions(resolved: Resolved, name: string, minBlockLength: number): SummaryOptions {
-  return { seed: resolved.seed, stream: streamOf(name), replicates: resolved.replicates, minDates: resolved.minDates, minBlockLength };
+  // A state record has no median: its summaries skip sorting the values for one.
+  return { seed: resolved.seed, stream: streamOf(name), replicates: resolved.replicates, minDates: resolved.minDates, minBlockLength, median: false };
 }
 
 function estimate(summary: GroupSummary, value: number | null, ci: [number, number] | null, resolved: Resolved): Estimate {
@@ -403,6 +407,57 @@ export function firstKnownOutcome(calendar: readonly string[], snapshotDates: re
 
 /** The evidence table of each as-of date (of `compute`, default all), in as-of order (see the file comment). */
 export function evidenceTables(rows: readonly StateRow[], options: EvidenceTablesOptions): EvidenceTable[] {
+  const all = new Set(options.asOf);
+  const { states, probabilities } = evidenceTableParts(rows, options, { states: all, probabilities: all });
+  return joinEvidenceTables(states, probabilities);
+}
+
+/** The figures of an evidence table but its probabilities: what followed each state. */
+export type EvidenceTableStates = Pick<EvidenceTable, 'as_of' | 'pipeline_version' | 'universe' | 'states'>;
+/** The probabilities (calibrators and their metrics) of an evidence table. */
+export type EvidenceTableProbabilities = Pick<EvidenceTable, 'as_of' | 'probabilities'>;
+
+export interface EvidenceTableParts {
+  states: EvidenceTableStates[];
+  probabilities: EvidenceTableProbabilities[];
+}
+
+/**
+ * Halves of evidenceTables' tables, each for the as-of dates given (of `compute` when given), in as-of
+ * order. The halves share no figure, only the rows and the options, and a half's table for a date is the
+ * same whichever other dates are computed: joinEvidenceTables of the halves of every date, however they were
+ * split between calls, is evidenceTables' answer bit for bit, so the work can be shared between threads.
+ * A half without dates is neither summarised nor swept (the placebo trades are drawn only for the states).
+ */
+export function evidenceTableParts(
+  rows: readonly StateRow[],
+  options: EvidenceTablesOptions,
+  select: { states?: Iterable<string>; probabilities?: Iterable<string> },
+): EvidenceTableParts {
+  const chosen = (dates: Iterable<string> | undefined): ReadonlySet<string> | null => {
+    if (dates === undefined) return null;
+    const set = new Set([...dates].filter((d) => options.compute === undefined || options.compute.has(d)));
+    return set.size > 0 ? set : null;
+  };
+  return sweep(rows, options, chosen(select.states), chosen(select.probabilities));
+}
+
+/** The tables of the halves (each in as-of order; the same dates in both). */
+export function joinEvidenceTables(states: readonly EvidenceTableStates[], probabilities: readonly EvidenceTableProbabilities[]): EvidenceTable[] {
+  if (states.length !== probabilities.length) throw new RangeError(`${states.length} state halves, ${probabilities.length} probability halves`);
+  return states.map((s, k) => {
+    const p = probabilities[k];
+    if (p.as_of !== s.as_of) throw new RangeError(`halves of ${s.as_of} and ${p.as_of}`);
+    return { as_of: s.as_of, pipeline_version: s.pipeline_version, universe: s.universe, states: s.states, probabilities: p.probabilities };
+  });
+}
+
+function sweep(
+  rows: readonly StateRow[],
+  options: EvidenceTablesOptions,
+  statesFor: ReadonlySet<string> | null,
+  probabilitiesFor: ReadonlySet<string> | null,
+): EvidenceTableParts {
   const resolved: Resolved = {
     seed: options.seed ?? EVIDENCE_SEED,
     replicates: integerOption('replicates', options.replicates, EVIDENCE_REPLICATES, 1),
@@ -416,7 +471,8 @@ export function evidenceTables(rows: readonly StateRow[], options: EvidenceTable
   checkAscending(options.calendar, 'calendar');
   checkAscending(options.asOf, 'as-of dates');
   const { asOf } = options;
-  const prepared = prepare(rows, options, resolved.window, resolved.draws, resolved.seed);
+  const parts = { states: statesFor !== null, probabilities: probabilitiesFor !== null };
+  const prepared = prepare(rows, options, resolved.window, resolved.draws, resolved.seed, parts.states);
 
   // Rows by the as-of index at which each of their outcomes becomes known.
   const bucket = (at: (p: Prepared) => number): Prepared[][] => {
@@ -456,69 +512,81 @@ export function evidenceTables(rows: readonly StateRow[], options: EvidenceTable
   };
 
   const snapshotDates = [...new Set(prepared.map((p) => p.row.date))];
-  const tables: EvidenceTable[] = [];
+  const stateTables: EvidenceTableStates[] = [];
+  const probabilityTables: EvidenceTableProbabilities[] = [];
+  // The universe's symbols up to the as-of date: prepared rows are in date order, the as-of dates ascend.
+  const symbols = new Set<string>();
+  let seen = 0;
   for (let k = 0; k < asOf.length; k++) {
     for (const p of by20[k]) {
-      for (const output of EVIDENCE_OUTPUTS) {
-        const label = p.labels[output];
-        if (label !== null) stateOf(output, label).short.push(p.row.date, p.ex20);
+      if (parts.states) {
+        for (const output of EVIDENCE_OUTPUTS) {
+          const label = p.labels[output];
+          if (label !== null) stateOf(output, label).short.push(p.row.date, p.ex20);
+        }
       }
-      addCalibration(p, [...SIGNALS, ...ENHANCED_KEYS, 'ml_probability_up']);
+      if (parts.probabilities) addCalibration(p, [...SIGNALS, ...ENHANCED_KEYS, 'ml_probability_up']);
     }
-    for (const p of by60[k]) {
-      for (const output of EVIDENCE_OUTPUTS) {
-        const label = p.labels[output];
-        if (label !== null) stateOf(output, label).long.push(p.row.date, p.ex60);
+    if (parts.states) {
+      for (const p of by60[k]) {
+        for (const output of EVIDENCE_OUTPUTS) {
+          const label = p.labels[output];
+          if (label !== null) stateOf(output, label).long.push(p.row.date, p.ex60);
+        }
       }
     }
     for (const p of byPattern[k]) {
       const label = p.labels.best_pattern;
-      if (label !== null) {
+      if (parts.states && label !== null) {
         const acc = stateOf('best_pattern', label);
         acc.target.push(p.row.date, p.hit);
         acc.placeboHits += p.placeboHits;
         acc.placeboTrades += p.placeboTrades;
       }
-      addCalibration(p, ['pattern_target']);
+      if (parts.probabilities) addCalibration(p, ['pattern_target']);
     }
     const fitted = new Map<CalibrationKey, Calibrator | null>();
-    for (const key of CALIBRATION_KEYS) {
-      const acc = cal.get(key) as CalibrationAccumulator;
-      fitted.set(key, acc.labels.length >= resolved.minCalibration ? fitCalibrator(acc.scores, acc.labels, { method: 'isotonic' }) : null);
+    if (parts.probabilities) {
+      for (const key of CALIBRATION_KEYS) {
+        const acc = cal.get(key) as CalibrationAccumulator;
+        fitted.set(key, acc.labels.length >= resolved.minCalibration ? fitCalibrator(acc.scores, acc.labels, { method: 'isotonic' }) : null);
+      }
     }
     calibrators.push(fitted);
-    if (options.compute !== undefined && !options.compute.has(asOf[k])) continue;
 
-    const datesUpTo = snapshotDates.slice(0, upperBound(snapshotDates, asOf[k]));
-    const step = inferSamplingStep(options.calendar, datesUpTo);
-    const record = {} as Record<EvidenceOutput, Record<string, StateRecord>>;
-    for (const output of EVIDENCE_OUTPUTS) record[output] = {};
-    const keys = [...states.keys()].sort();
-    for (const key of keys) {
-      const [output, label] = key.split('\u0000') as [EvidenceOutput, string];
-      const acc = states.get(key) as StateAccumulator;
-      if (acc.short.values.length === 0 && acc.long.values.length === 0 && acc.target.values.length === 0) continue;
-      record[output][label] = stateRecord(output, label, acc, step, resolved);
+    if (statesFor?.has(asOf[k])) {
+      const datesUpTo = snapshotDates.slice(0, upperBound(snapshotDates, asOf[k]));
+      const step = inferSamplingStep(options.calendar, datesUpTo);
+      const record = {} as Record<EvidenceOutput, Record<string, StateRecord>>;
+      for (const output of EVIDENCE_OUTPUTS) record[output] = {};
+      const keys = [...states.keys()].sort();
+      for (const key of keys) {
+        const [output, label] = key.split('\u0000') as [EvidenceOutput, string];
+        const acc = states.get(key) as StateAccumulator;
+        if (acc.short.values.length === 0 && acc.long.values.length === 0 && acc.target.values.length === 0) continue;
+        record[output][label] = stateRecord(output, label, acc, step, resolved);
+      }
+      for (; seen < prepared.length && prepared[seen].row.date <= asOf[k]; seen++) symbols.add(prepared[seen].row.symbol);
+      stateTables.push({
+        as_of: asOf[k],
+        pipeline_version: options.pipelineVersion,
+        universe: { symbols: symbols.size, first_date: datesUpTo[0] ?? asOf[k], last_date: asOf[k], benchmark: 'equal-weight' },
+        states: record,
+      });
     }
-    const symbols = new Set<string>();
-    for (const p of prepared) {
-      if (p.row.date > asOf[k]) break;
-      symbols.add(p.row.symbol);
+    if (probabilitiesFor?.has(asOf[k])) {
+      const probability = (key: CalibrationKey) => calibration(key, cal.get(key) as CalibrationAccumulator, fitted.get(key) ?? null);
+      probabilityTables.push({
+        as_of: asOf[k],
+        probabilities: {
+          confidence: { BUY: probability('BUY'), SELL: probability('SELL'), HOLD: probability('HOLD') },
+          enhanced_confidence: { BUY: probability('enhanced BUY'), SELL: probability('enhanced SELL'), HOLD: probability('enhanced HOLD') },
+          ml_probability_up: probability('ml_probability_up'),
+          pattern_target: probability('pattern_target'),
+        },
+      });
     }
-    const probability = (key: CalibrationKey) => calibration(key, cal.get(key) as CalibrationAccumulator, fitted.get(key) ?? null);
-    tables.push({
-      as_of: asOf[k],
-      pipeline_version: options.pipelineVersion,
-      universe: { symbols: symbols.size, first_date: datesUpTo[0] ?? asOf[k], last_date: asOf[k], benchmark: 'equal-weight' },
-      states: record,
-      probabilities: {
-        confidence: { BUY: probability('BUY'), SELL: probability('SELL'), HOLD: probability('HOLD') },
-        enhanced_confidence: { BUY: probability('enhanced BUY'), SELL: probability('enhanced SELL'), HOLD: probability('enhanced HOLD') },
-        ml_probability_up: probability('ml_probability_up'),
-        pattern_target: probability('pattern_target'),
-      },
-    });
   }
-  return tables;
+  return { states: stateTables, probabilities: probabilityTables };
 }
 

@@ -31,6 +31,8 @@ import { forEachResample, median, percentileInterval, resolveBootstrapOptions, t
 export interface SummaryOptions extends BootstrapOptions {
   /** Fewest distinct dates for an interval; integer >= 2, default 10. */
   minDates?: number;
+  /** Whether the median is computed (a sort of every value); default true, null when false. */
+  median?: boolean;
 }
 
 /** How an interval was obtained; without an interval, replicates is 0 and blockLength null. */
@@ -116,7 +118,7 @@ export function groupSummary(dates: readonly string[], values: ArrayLike<number>
   };
   if (n === 0) return summary;
   summary.mean = totals.values.reduce((a, b) => a + b, 0) / n;
-  summary.median = median(totals.values);
+  if (options.median !== false) summary.median = median(totals.values);
   summary.hitRate = totals.values.filter((v) => v > 0).length / n;
   if (!withInterval) return summary;
   const { replicates, level } = resolveBootstrapOptions(d, options);

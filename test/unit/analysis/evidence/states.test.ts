@@ -5,14 +5,22 @@
  * D; short histories give n with null figures; the walk-forward calibrator of a known probability curve is
  * calibrated out of sample; the enhanced signal's confidence has its own per-signal calibrators on the
  * same events, fitted and scored walk-forward on the rows with that enhanced signal; results are
- * deterministic and a partial sweep equals the full one.
+ * deterministic, a partial sweep equals the full one, and so do the states and probabilities halves of any
+ * split of the dates, joined.
  */
 import { quietHalf } from '../../../../subgraphs/analysis/engine/evidence/by-date.js';
 import { calibrate, calibrationMetrics } from '../../../../subgraphs/analysis/engine/evidence/calibration.js';
 import type { CloseSeries } from '../../../../subgraphs/analysis/engine/evidence/forward.js';
 import type { EvaluationRow } from '../../../../subgraphs/analysis/engine/evidence/rows.js';
 import type { EvidenceTable } from '../../../../subgraphs/analysis/engine/evidence/state-evidence.js';
-import { evidenceAsOfDates, evidenceTables, firstKnownOutcome, type StateRow } from '../../../../subgraphs/analysis/engine/evidence/states.js';
+import {
+  evidenceAsOfDates,
+  evidenceTableParts,
+  evidenceTables,
+  firstKnownOutcome,
+  joinEvidenceTables,
+  type StateRow,
+} from '../../../../subgraphs/analysis/engine/evidence/states.js';
 import { createPrng } from '../../../../subgraphs/analysis/engine/prng.js';
 import { assemble, dayName, plantedUniverse, type PlantedSpec } from './universe.js';
 
@@ -128,6 +136,23 @@ describe('a planted universe', () => {
     expect(again.map((t) => JSON.stringify(t))).toEqual([tables[5], last].map((t) => JSON.stringify(t)));
     const otherSeed = evidenceTables(toStateRows(u.rows), { ...OPTIONS, seed: 4, calendar: u.calendar, paths: u.closes, asOf, compute });
     expect(JSON.stringify(otherSeed[1].states.stage)).not.toBe(JSON.stringify(last.states.stage));
+  });
+
+  it('splits into halves: the states and probabilities of any dates, joined, are the full tables byte for byte', () => {
+    const rows = toStateRows(u.rows);
+    const options = { ...OPTIONS, calendar: u.calendar, paths: u.closes, asOf };
+    const odd = asOf.filter((_, k) => k % 2 === 1);
+    const even = asOf.filter((_, k) => k % 2 === 0);
+    const a = evidenceTableParts(rows, options, { states: odd, probabilities: asOf });
+    const b = evidenceTableParts(rows, options, { states: even });
+    expect(b.probabilities).toEqual([]);
+    expect(a.states.map((s) => s.as_of)).toEqual(odd);
+    const states = [...a.states, ...b.states].sort((x, y) => (x.as_of < y.as_of ? -1 : 1));
+    expect(joinEvidenceTables(states, a.probabilities).map((t) => JSON.stringify(t))).toEqual(tables.map((t) => JSON.stringify(t)));
+    // Only the dates of `compute` are summarised; halves of different dates do not join.
+    const some = evidenceTableParts(rows, { ...options, compute: new Set([asOf[3]]) }, { states: asOf, probabilities: [asOf[3], asOf[4]] });
+    expect(JSON.stringify(joinEvidenceTables(some.states, some.probabilities))).toBe(JSON.stringify([tables[3]]));
+    expect(() => joinEvidenceTables(a.states.slice(0, 1), a.probabilities.slice(0, 1))).toThrow(RangeError);
   });
 });
 

@@ -65,6 +65,13 @@ describe('groupSummary', () => {
     expect(groupSummary(d, values, { seed: 7, minBlockLength: 12 }).interval.blockLength).toBe(12);
   });
 
+  it('skips the median when asked, every other figure unchanged', () => {
+    const { d, values } = panel(2, 51, 40, 5, 0.2, 0.5);
+    const whole = groupSummary(d, values, { seed: 7 });
+    expect(whole.median).not.toBeNull();
+    expect(groupSummary(d, values, { seed: 7, median: false })).toEqual({ ...whole, median: null });
+  });
+
   /** Shares of seeds whose mean interval excludes 0 and whose hit-rate interval excludes 0.5. */
   function exclusion(seeds: number, drift: number, byRow = false): { mean: number; hit: number } {
     let mean = 0;
