@@ -86,12 +86,16 @@ export async function storedDocsOn(db: Queryable, dates: readonly string[], vers
   const rows =
     dates.length === 0
       ? []
-      : await db.query<{ symbol: string; doc_packed: Uint8Array | null; doc: string | null }>(
-          `SELECT symbol, doc_packed, CASE WHEN doc_packed IS NULL THEN doc::text END AS doc FROM analysis_snapshots
-            WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
-            ORDER BY analysis_date, symbol`,
-          [[...dates], version],
-        );
+      : // The packed bytes as base64 text (its line breaks are skipped by the decoder): two thirds of the
+        // hex text a bytea is sent as, and quicker to make and to read.
+        (
+          await db.query<{ symbol: string; packed: string | null; doc: string | null }>(
+            `SELECT symbol, encode(doc_packed, 'base64') AS packed, CASE WHEN doc_packed IS NULL THEN doc::text END AS doc FROM analysis_snapshots
+              WHERE analysis_date = ANY($1::date[]) AND pipeline_version = $2
+              ORDER BY analysis_date, symbol`,
+            [[...dates], version],
+          )
+        ).map((r) => ({ symbol: r.symbol, doc_packed: r.packed === null ? null : Buffer.from(r.packed, 'base64'), doc: r.doc }));
   let size = 0;
   for (const r of rows) size += r.doc_packed?.length ?? 0;
   const bytes = new Uint8Array(size);

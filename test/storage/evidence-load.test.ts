@@ -3,8 +3,8 @@
  * PostgreSQL when TEST_DATABASE_URL is set):
  * - loadEquities' bars, read as the binary form of their doubles, are the very series of
  *   store.listAllBarSeries (every double bit for bit, awkward ones included), for the equities only;
- * - storedDocsOn gives the documents as stored (packed, or JSON text for a row stored before packing), in
- *   (date, symbol) order: decoded, each is store.snapshotDocsOn's text, also after cutting into batches.
+ * - storedDocsOn gives the documents as stored (packed, read as base64 text, or JSON text for a row stored
+ *   before packing), in (date, symbol) order: decoded, each is store.snapshotDocsOn's text, also after cutting into batches.
  */
 import { PIPELINE_VERSION, type AnalysisDocument } from '../../subgraphs/analysis/engine/document.js';
 import type { Bar, SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
@@ -32,7 +32,7 @@ function bars(symbol: string, shift: number): Bar[] {
 }
 
 /** A small document (the store keeps any JSON object; only its text matters here). */
-const doc = (symbol: string, date: string, t: number): AnalysisDocument => ({ symbol, analysis_date: date, price: AWKWARD[t % AWKWARD.length], signal: 'BUY', notes: `é ${'x'.repeat(t * 37)}` }) as unknown as AnalysisDocument;
+const doc = (symbol: string, date: string, t: number): AnalysisDocument => ({ symbol, analysis_date: date, price: AWKWARD[t % AWKWARD.length], signal: 'BUY', notes: `é ${'x'.repeat(t * 37)}`, noise: Array.from({ length: 40 * t }, (_, i) => Math.sin(i * 7.3 + t)) }) as unknown as AnalysisDocument;
 
 describe.each(BACKENDS)('what the evidence step reads on %s', (backend) => {
   let t: TestDb;
@@ -80,6 +80,8 @@ describe.each(BACKENDS)('what the evidence step reads on %s', (backend) => {
     expect(docs.symbols).toEqual(expected.map((e) => e.symbol));
     expect(docs.texts.map((x) => x !== null)).toEqual(expected.map((e) => e.symbol === 'CCC'));
     expect(docs.symbols.map((_, i) => storedDocText(docs, i))).toEqual(expected.map((e) => e.docText));
+    // Some packed documents span several lines of base64 text (76 characters each).
+    expect(Math.max(...Array.from(docs.ends, (end, i) => end - (i === 0 ? 0 : docs.ends[i - 1])))).toBeGreaterThan(200);
     // Cut into batches (each with its own bytes), the rows decode the same.
     const batches = [sliceStoredDocs(docs, 0, 2), sliceStoredDocs(docs, 2, 5), sliceStoredDocs(docs, 5, docs.symbols.length)];
     expect(batches.flatMap((b) => b.symbols.map((_, i) => storedDocText(b, i)))).toEqual(expected.map((e) => e.docText));
