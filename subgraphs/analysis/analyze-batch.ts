@@ -13,8 +13,9 @@
  * positions, transferred, not copied; the dates are rebuilt from the calendar, sent once).
  *
  * Between the passes the batch also serves the pipeline's parallel training (`fit`: one walk-forward fold
- * on samples in shared memory) and the models' records (`record`: one part of the bootstrap replicates of one
- * out-of-sample record).
+ * on samples in shared memory) and the models' records (`recordTable`: one part of a large record's
+ * date-pair table in shared memory, its sort then its rows; `record`: one part of the bootstrap replicates
+ * of one out-of-sample record).
  */
 import type { RegimeDetail } from './engine/document.js';
 import { FEATURE_COUNT, labelledSamples, labelledSamplesInto, type SampleSet } from './engine/features.js';
@@ -23,11 +24,14 @@ import type { BarSeries, SecurityRecord } from './engine/market-types.js';
 import { prepareSymbol, type PreparedSymbol, type SymbolInput } from './engine/prepared.js';
 import { indexOfSorted } from './engine/sorted.js';
 import {
+  fillRecordTable,
   fitSignalFold,
   recordPart,
   signalModelLookup,
+  sortRecordTable,
   type OosRecordPart,
   type PredictionHistory,
+  type RecordTable,
   type SignalModel,
   type SignalModelPlan,
 } from './engine/signal-model.js';
@@ -217,10 +221,21 @@ export class AnalysisBatch {
     return fitSignalFold(samples, plan, count);
   }
 
-  /** Part `part` of `parts` of one model's out-of-sample record (the history may live in shared memory). */
-  record(history: PredictionHistory, through: number, part: number, parts: number): OosRecordPart {
+  /**
+   * Part `part` of `parts` of one model's out-of-sample record (the history may live in shared memory),
+   * from its date-pair table when it has one (built by every part of `recordTable`).
+   */
+  record(history: PredictionHistory, through: number, part: number, parts: number, table: RecordTable | null = null): OosRecordPart {
     if (this.universe === null) throw new Error('the universe is not set');
-    return recordPart(history, through, this.universe.calendar, part, parts);
+    return recordPart(history, through, this.universe.calendar, part, parts, table);
+  }
+
+  /** Part `part` of one step of a record's date-pair table (in shared memory): `sort` for every part, then `rows`. */
+  recordTable(history: PredictionHistory, table: RecordTable, step: 'sort' | 'rows', part: number): null {
+    if (this.universe === null) throw new Error('the universe is not set');
+    if (step === 'sort') sortRecordTable(history, table, part);
+    else fillRecordTable(history, this.universe.calendar, table, part);
+    return null;
   }
 
   /** Builds the documents, handing them to `emit` in groups of about `chunk`. Returns the count. */
@@ -283,7 +298,8 @@ export type BatchRequest =
   | { type: 'add'; symbols: PackedSymbol[] }
   | { type: 'load' }
   | { type: 'fit'; samples: SampleSet; plan: SignalModelPlan; count: number }
-  | { type: 'record'; history: PredictionHistory; through: number; part: number; parts: number }
+  | { type: 'recordTable'; history: PredictionHistory; table: RecordTable; step: 'sort' | 'rows'; part: number }
+  | { type: 'record'; history: PredictionHistory; through: number; part: number; parts: number; table?: RecordTable | null }
   | { type: 'analyze'; context: AnalyzeContext };
 
 /** Messages that expect no answer: symbols are prepared as they arrive, while the pipeline packs the next. */
@@ -314,7 +330,9 @@ export function batchServer(batch = new AnalysisBatch()): (message: BatchRequest
       case 'fit':
         return batch.fit(message.samples, message.plan, message.count);
       case 'record':
-        return batch.record(message.history, message.through, message.part, message.parts);
+        return batch.record(message.history, message.through, message.part, message.parts, message.table ?? null);
+      case 'recordTable':
+        return batch.recordTable(message.history, message.table, message.step, message.part);
       case 'analyze':
         return batch.analyze(message.context, onRows);
     }

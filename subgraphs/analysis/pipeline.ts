@@ -46,7 +46,9 @@ import {
   planSignalModel,
   recordOfParts,
   recordPartsWorth,
+  recordTable,
   signalModelFolds,
+  signalModelRecords,
   type OosRecordPart,
   type PredictionHistory,
   type SignalModel,
@@ -380,24 +382,46 @@ async function trainInParallel(runners: readonly BatchRunner[], samples: SampleS
   order.set(planned.walk.order);
   const plan: SignalModelPlan = { ...planned, walk: { ...planned.walk, order } };
   const fitted = await spread(runners, plan.fitCounts, (r, count) => r.request<WalkForwardFit>({ type: 'fit', samples, plan, count }));
-  const scored = signalModelFolds(samples, plan, new Map(plan.fitCounts.map((count, k) => [count, fitted[k]] as const)), servedTimes);
-  const h = scored.history;
+  const fits = new Map(plan.fitCounts.map((count, k) => [count, fitted[k]] as const));
+  const wanted = signalModelRecords(samples, plan, fits, servedTimes);
+  const h = wanted.history;
   const history: PredictionHistory = { time: shared(Int32Array, h.time.length), probability: shared(Float64Array, h.probability.length), label: shared(Uint8Array, h.label.length) };
   history.time.set(h.time);
   history.probability.set(h.probability);
   history.label.set(h.label);
-  // A record whose bootstrap replicates outweigh its set-up is split in one range of replicates per batch,
-  // so that a single record (the latest date's) keeps every core busy; the ranges are joined in order,
-  // as one thread computes them.
-  const items = scored.recordThroughs.flatMap((through) => {
-    const parts = recordPartsWorth(history, through, runners.length);
-    return Array.from({ length: parts }, (_, part) => ({ through, part, parts }));
+  // A large record (many predictions on few dates: the latest date's, in a large universe) is built in one
+  // part per batch, so that it keeps every core busy: its date-pair table, in shared memory, is sorted by
+  // every part (each its range of the predictions), then filled by every part (each the rows of its range of
+  // dates), and its replicates' parts read the whole table. A record without a table splits its replicates
+  // only when they outweigh the sorting each part repeats. The replicates' ranges are joined in order, as
+  // one thread computes them; the table is the one a single thread builds, bit for bit.
+  const arrays = { int32: (length: number) => shared(Int32Array, length), float64: (length: number) => shared(Float64Array, length) };
+  const records = wanted.recordThroughs.map((through) => {
+    const table = recordTable(history, through, calendar, runners.length, arrays);
+    return { through, table, parts: table === null ? recordPartsWorth(history, through, runners.length) : table.parts };
   });
-  const done = await spread(runners, items, (r, { through, part, parts }) => r.request<OosRecordPart>({ type: 'record', history, through, part, parts }));
-  const records = new Map(
-    scored.recordThroughs.map((through) => [through, recordOfParts(done.filter((_, k) => items[k].through === through))] as const),
+  const tables = records.flatMap((r) => (r.table === null ? [] : [r.table]));
+  const tableStep = (step: 'sort' | 'rows') =>
+    spread(
+      runners,
+      tables.flatMap((table) => Array.from({ length: table.parts }, (_, part) => ({ table, part }))),
+      (r, { table, part }) => r.request<null>({ type: 'recordTable', history, table, step, part }),
+    );
+  await tableStep('sort');
+  // The folds are scored here while the batches fill the tables (the longest step); should scoring throw,
+  // a failed fill is not left unhandled.
+  const filling = tableStep('rows');
+  filling.catch(() => undefined);
+  const scored = signalModelFolds(samples, plan, fits, servedTimes, wanted);
+  await filling;
+  const items = records.flatMap(({ through, table, parts }) => Array.from({ length: parts }, (_, part) => ({ through, part, parts, table })));
+  const done = await spread(runners, items, (r, { through, part, parts, table }) =>
+    r.request<OosRecordPart>({ type: 'record', history, through, part, parts, table }),
   );
-  return assembleSignalModel(scored, calendar, records);
+  const joined = new Map(
+    wanted.recordThroughs.map((through) => [through, recordOfParts(done.filter((_, k) => items[k].through === through))] as const),
+  );
+  return assembleSignalModel(scored, calendar, joined);
 }
 
 /** How many of the selected symbols have enough bars for a document (what the batches will document). */

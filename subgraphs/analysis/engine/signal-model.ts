@@ -25,7 +25,17 @@
  * The run summary reports the pooled out-of-sample figures over every window.
  */
 import type { MlModelSummary } from './document.js';
-import { aucReplicates, type AucOptions } from './evidence/auc.js';
+import {
+  aucReplicates,
+  datePairPointAuc,
+  datePairRange,
+  datePairReplicates,
+  fillDatePairRows,
+  newDatePairTable,
+  sortRowsByScore,
+  type AucOptions,
+  type DatePairTable,
+} from './evidence/auc.js';
 import { DEFAULT_REPLICATES, intervalOfReplicates, replicatePart } from './evidence/bootstrap.js';
 import { FEATURE_COUNT, FEATURE_NAMES, FEATURE_WARMUP, HORIZON_DAYS, type SampleSet } from './features.js';
 import {
@@ -33,11 +43,11 @@ import {
   modelFromJson,
   modelToJson,
   planWalkForward,
+  testWalkForwardFold,
   walkForwardFitCounts,
   walkForwardFolds,
   type Dataset,
   type LogisticModelJson,
-  type OutOfSamplePredictions,
   type WalkForwardFit,
   type WalkForwardPlan,
   type WalkForwardResult,
@@ -92,8 +102,11 @@ export interface SignalModel {
  * when it is omitted.
  *
  * The same steps, spread over threads by the pipeline: {@link planSignalModel}, then
- * {@link fitSignalFold} for each of the plan's `fitCounts` (independent), {@link signalModelFolds}, then
- * {@link recordThrough} for each of its `recordThroughs` (independent), and {@link assembleSignalModel}.
+ * {@link fitSignalFold} for each of the plan's `fitCounts` (independent), {@link signalModelRecords}, then
+ * each of its `recordThroughs` in parts (a large record's date-pair table first: {@link recordTable},
+ * {@link sortRecordTable} and {@link fillRecordTable} for every part; then {@link recordPart} for every part,
+ * joined by {@link recordOfParts}; {@link recordThrough} is all of it on one thread) while
+ * {@link signalModelFolds} scores the folds, and {@link assembleSignalModel}.
  */
 export function trainSignalModel(samples: SampleSet, calendar: readonly string[], servedTimes?: readonly number[]): SignalModel | null {
   const plan = planSignalModel(samples, calendar);
@@ -134,10 +147,8 @@ export function fitSignalFold(samples: SampleSet, plan: SignalModelPlan, count: 
   return fitWalkForward(datasetOf(samples), plan.walk, count, true);
 }
 
-/** The scored folds, the out-of-sample prediction history, and the record times the served windows need. */
-export interface SignalModelFolds {
-  firstTestTime: number;
-  walk: Pick<WalkForwardResult, 'folds' | 'oos' | 'predictions'>;
+/** The records the served windows need: the out-of-sample prediction history and each window's record time. */
+export interface SignalModelRecords {
   history: PredictionHistory;
   /** For each fold (null when it is not served or has no training samples), the time its record runs through. */
   recordAt: Array<number | null>;
@@ -145,19 +156,62 @@ export interface SignalModelFolds {
   recordThroughs: number[];
 }
 
-/** Scores the folds with their fits and lists the records that the windows containing `servedTimes` need. */
+/** The scored folds, the out-of-sample prediction history, and the record times the served windows need. */
+export interface SignalModelFolds extends SignalModelRecords {
+  firstTestTime: number;
+  walk: Pick<WalkForwardResult, 'folds' | 'oos' | 'predictions'>;
+}
+
+/**
+ * The records that the windows containing `servedTimes` need, from the plan and its fits alone: the same
+ * history and record times as signalModelFolds', without scoring the folds (so the records can start first).
+ * The history holds every fold's test predictions in fold order, as the walk-forward pools them.
+ */
+export function signalModelRecords(
+  samples: SampleSet,
+  plan: SignalModelPlan,
+  fits: ReadonlyMap<number, WalkForwardFit>,
+  servedTimes?: readonly number[],
+): SignalModelRecords {
+  const { order, folds } = plan.walk;
+  const tests = folds.map((f, k) => {
+    const fit = fits.get(f.trainCount);
+    if (fit === undefined) throw new RangeError(`no fit for training count ${f.trainCount}`);
+    if (fit.trainSamples === 0) return null;
+    return (fit.tests?.find((t) => t.fold === k) ?? testWalkForwardFold(datasetOf(samples), plan.walk, k, fit.model)).probability;
+  });
+  const n = folds.reduce((s, f, k) => s + (tests[k] === null ? 0 : f.testTo - f.testFrom), 0);
+  const history: PredictionHistory = { time: new Int32Array(n), probability: new Float64Array(n), label: new Uint8Array(n) };
+  let at = 0;
+  folds.forEach((f, k) => {
+    const probability = tests[k];
+    if (probability === null) return;
+    for (let r = f.testFrom; r < f.testTo; r++, at++) {
+      const i = order[r];
+      history.time[at] = samples.time[i];
+      history.label[at] = samples.y[i];
+      history.probability[at] = probability[r - f.testFrom];
+    }
+  });
+  const served = (start: number, end: number) => servedTimes === undefined || servedTimes.some((t) => t >= start && t <= end);
+  const recordAt = folds.map((f, k) => (tests[k] !== null && served(f.testStart, f.testEnd) ? f.testStart - HORIZON_DAYS : null));
+  const recordThroughs = [...new Set(recordAt.filter((t): t is number => t !== null))];
+  return { history, recordAt, recordThroughs };
+}
+
+/**
+ * Scores the folds with their fits and lists the records that the windows containing `servedTimes` need
+ * (`records`, when signalModelRecords already gave them).
+ */
 export function signalModelFolds(
   samples: SampleSet,
   plan: SignalModelPlan,
   fits: ReadonlyMap<number, WalkForwardFit>,
   servedTimes?: readonly number[],
+  records: SignalModelRecords = signalModelRecords(samples, plan, fits, servedTimes),
 ): SignalModelFolds {
   const walk = walkForwardFolds(datasetOf(samples), plan.walk, fits);
-  const history = predictionHistory(walk.predictions, samples);
-  const served = (start: number, end: number) => servedTimes === undefined || servedTimes.some((t) => t >= start && t <= end);
-  const recordAt = walk.folds.map((f) => (f.trainSamples > 0 && served(f.testStart, f.testEnd) ? f.testStart - HORIZON_DAYS : null));
-  const recordThroughs = [...new Set(recordAt.filter((t): t is number => t !== null))];
-  return { firstTestTime: plan.firstTestTime, walk, history, recordAt, recordThroughs };
+  return { firstTestTime: plan.firstTestTime, walk, ...records };
 }
 
 /** The model family from its scored folds and the records they need (keyed by record time). */
@@ -189,17 +243,6 @@ export interface PredictionHistory {
   time: Int32Array;
   probability: Float64Array;
   label: Uint8Array;
-}
-
-function predictionHistory(predictions: OutOfSamplePredictions, samples: SampleSet): PredictionHistory {
-  const n = predictions.sample.length;
-  const time = new Int32Array(n);
-  const label = new Uint8Array(n);
-  for (let k = 0; k < n; k++) {
-    time[k] = samples.time[predictions.sample[k]];
-    label[k] = samples.y[predictions.sample[k]];
-  }
-  return { time, probability: Float64Array.from(predictions.probability), label };
 }
 
 /** The record of the predictions whose sample time is <= `through` (a prefix, as they are in time order). */
@@ -237,24 +280,156 @@ function recordExtent(history: PredictionHistory, through: number): { count: num
 }
 
 /**
- * Into how many parts (at most `threads`) the record through `through` is worth splitting: each part
- * repeats the record's set-up (sorting the predictions), so only when each replicate is a pass over every
- * prediction (dates^2 >= predictions, see evidence/auc.ts) do the replicates outweigh it; with the date-pair
- * table the replicates are cheap and the record is one part.
+ * Into how many parts (at most `threads`) the replicates of the record through `through` are worth
+ * splitting when it has no date-pair table (recordTable null): each part repeats the record's set-up
+ * (sorting the predictions), so only when each replicate is a pass over every prediction
+ * (dates^2 >= predictions, see evidence/auc.ts) do the replicates outweigh it. A record with a table is
+ * built in `threads` parts instead (recordTable).
  */
 export function recordPartsWorth(history: PredictionHistory, through: number, threads: number): number {
   const { count, dates } = recordExtent(history, through);
   return count > 0 && dates * dates >= count ? Math.max(1, threads) : 1;
 }
 
-export function recordPart(history: PredictionHistory, through: number, calendar: readonly string[], part = 0, parts = 1): OosRecordPart {
+/**
+ * The date-pair table of a large record (evidence/auc.ts: many predictions on few dates), built in `parts`
+ * parts that can run on as many threads, in shared memory: first each part sorts its range of the
+ * predictions by probability (sortRecordTable), then each fills the table's rows of its range of dates,
+ * merging the sorted ranges as it scans them (fillRecordTable); every part of the record's replicates
+ * (recordPart) then reads the whole table. The table is the one a single thread builds, bit for bit.
+ */
+export interface RecordTable {
+  /** The record's time (its predictions are those whose sample time is <= through). */
+  through: number;
+  parts: number;
+  /** The record's predictions with a probability, sorted by it within each part's range of predictions (the range's rest -1). */
+  order: Int32Array;
+  table: DatePairTable;
+}
+
+/** Where a record table's arrays are made (shared memory when its parts run on several threads). */
+export interface TableArrays {
+  int32(length: number): Int32Array;
+  float64(length: number): Float64Array;
+}
+
+const LOCAL_ARRAYS: TableArrays = { int32: (length) => new Int32Array(length), float64: (length) => new Float64Array(length) };
+
+/** Predictions from .. to - 1 of part `part` of `parts` near-equal consecutive ranges of `n`. */
+function share(n: number, part: number, parts: number): { from: number; to: number } {
+  if (!Number.isSafeInteger(parts) || parts < 1 || !Number.isSafeInteger(part) || part < 0 || part >= parts) throw new RangeError(`part ${part} of ${parts}`);
+  return { from: Math.floor((n * part) / parts), to: Math.floor((n * (part + 1)) / parts) };
+}
+
+/** How the first `count` predictions map to the table's dates (see tableLayout). */
+interface TableLayout {
+  dates: number;
+  /** Date of each prediction: the rank of its sample time among those of predictions with a probability; -1 without one (NaN). */
+  dateOf: Int32Array;
+  positivesByDate: Float64Array;
+}
+
+/**
+ * The layout of the record of the first `count` predictions when its interval comes from a date-pair table,
+ * as aucReplicates decides (an AUC, at least RECORD_MIN_DATES dates, dates^2 < predictions with a
+ * probability), else null. Also null when the calendar does not order the record's sample times as their
+ * dates (aucReplicates groups by date string; the record then takes that path), or when positives x
+ * negatives passes 2^52 (the table would no longer be exact).
+ */
+function tableLayout(history: PredictionHistory, count: number, calendar: readonly string[]): TableLayout | null {
+  const { time, probability, label } = history;
+  const dateOf = new Int32Array(count);
+  const byDate: number[] = [];
+  let kept = 0;
+  let positives = 0;
+  let last = -1;
+  for (let k = 0; k < count; k++) {
+    if (probability[k] !== probability[k]) {
+      dateOf[k] = -1;
+      continue;
+    }
+    const t = time[k];
+    if (t !== last) {
+      if (byDate.length > 0 && !(calendar[t] > calendar[last])) return null;
+      last = t;
+      byDate.push(0);
+    }
+    dateOf[k] = byDate.length - 1;
+    kept++;
+    if (label[k] !== 0) {
+      positives++;
+      byDate[byDate.length - 1]++;
+    }
+  }
+  const dates = byDate.length;
+  const negatives = kept - positives;
+  if (positives === 0 || negatives === 0 || dates < RECORD_MIN_DATES || dates * dates >= kept || positives * negatives > 2 ** 52) return null;
+  return { dates, dateOf, positivesByDate: Float64Array.from(byDate) };
+}
+
+/**
+ * The empty table of the record through `through`, to build in `parts` parts with its arrays from
+ * `arrays`; null when the record's interval does not come from a table (see tableLayout).
+ */
+export function recordTable(history: PredictionHistory, through: number, calendar: readonly string[], parts: number, arrays: TableArrays = LOCAL_ARRAYS): RecordTable | null {
+  if (!Number.isSafeInteger(parts) || parts < 1) throw new RangeError(`${parts} parts`);
+  const { count } = recordExtent(history, through);
+  const layout = tableLayout(history, count, calendar);
+  if (layout === null) return null;
+  const dates = layout.dates;
+  return { through, parts, order: arrays.int32(count), table: newDatePairTable(dates, (length) => arrays.float64(length)) };
+}
+
+/** The first step of part `part` of a record table: sorts its range of the predictions (see RecordTable). */
+export function sortRecordTable(history: PredictionHistory, table: RecordTable, part: number): void {
+  const { order } = table;
+  const { from, to } = share(order.length, part, table.parts);
+  const probability = history.probability;
+  let end = from;
+  for (let k = from; k < to; k++) if (probability[k] === probability[k]) order[end++] = k;
+  sortRowsByScore(probability, order.subarray(from, end));
+  order.fill(-1, end, to);
+}
+
+/**
+ * The second step of part `part` of a record table, once every part is sorted: the table's rows of its
+ * range of dates (evidence/auc.ts fillDatePairRows).
+ */
+export function fillRecordTable(history: PredictionHistory, calendar: readonly string[], table: RecordTable, part: number): void {
+  const { order, parts } = table;
+  const layout = tableLayout(history, order.length, calendar);
+  if (layout === null || layout.dates !== table.table.dates || recordExtent(history, table.through).count !== order.length) {
+    throw new RangeError(`not the table of the record through time ${table.through}`);
+  }
+  const sorted = Array.from({ length: parts }, (_, l) => {
+    const { from, to } = share(order.length, l, parts);
+    let end = from;
+    while (end < to && order[end] >= 0) end++;
+    return order.subarray(from, end);
+  });
+  const dates = datePairRange(layout.positivesByDate, part, parts);
+  fillDatePairRows(table.table, sorted, history.probability, history.label, layout.dateOf, dates.from, dates.to);
+}
+
+/**
+ * Part `part` of `parts` of the record through `through` (see OosRecordPart). A record with a date-pair
+ * table (recordTable) reads `table` when it is given, built (sortRecordTable, then fillRecordTable, every
+ * part of each), and otherwise builds the whole table itself.
+ */
+export function recordPart(
+  history: PredictionHistory,
+  through: number,
+  calendar: readonly string[],
+  part = 0,
+  parts = 1,
+  table?: RecordTable | null,
+): OosRecordPart {
   const { count } = recordExtent(history, through);
   const options: AucOptions = { minDates: RECORD_MIN_DATES, seed: RECORD_SEED, replicates: DEFAULT_REPLICATES };
   if (count === 0) return { record: { samples: 0, dates: 0, accuracy: null, auc: null, ci: null, through: null }, options, dates: 0, replicates: null };
   const time = history.time.subarray(0, count);
   const probability = history.probability.subarray(0, count);
   const label = history.label.subarray(0, count);
-  const dates = Array.from(time, (t) => calendar[t]);
   let correct = 0;
   let distinct = 0;
   for (let k = 0; k < count; k++) {
@@ -263,9 +438,26 @@ export function recordPart(history: PredictionHistory, through: number, calendar
   }
   const span = time[count - 1] - time[0] + 1;
   options.minBlockLength = Math.max(1, Math.ceil((HORIZON_DAYS * distinct) / span));
-  const { estimate, values } = aucReplicates(dates, probability, label, options, replicatePart(DEFAULT_REPLICATES, part, parts));
+  const range = replicatePart(DEFAULT_REPLICATES, part, parts);
+  const last = calendar[time[count - 1]];
+  let built = table ?? null;
+  if (built === null) {
+    built = recordTable(history, through, calendar, 1);
+    if (built !== null) {
+      sortRecordTable(history, built, 0);
+      fillRecordTable(history, calendar, built, 0);
+    }
+  } else if (built.through !== through || built.order.length !== count) {
+    throw new RangeError(`not the table of the record through time ${through}`);
+  }
+  if (built !== null) {
+    const dates = built.table.dates;
+    const record: OosRecord = { samples: count, dates, accuracy: correct / count, auc: datePairPointAuc(built.table), ci: null, through: last };
+    return { record, options, dates, replicates: datePairReplicates(built.table, options, range) };
+  }
+  const { estimate, values } = aucReplicates(Array.from(time, (t) => calendar[t]), probability, label, options, range);
   return {
-    record: { samples: count, dates: estimate.dates, accuracy: correct / count, auc: estimate.auc, ci: null, through: dates[count - 1] },
+    record: { samples: count, dates: estimate.dates, accuracy: correct / count, auc: estimate.auc, ci: null, through: last },
     options,
     dates: estimate.dates,
     replicates: values,

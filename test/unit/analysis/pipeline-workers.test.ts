@@ -3,7 +3,8 @@
  * runner the sources run inline): the same universe gives the same documents and the same model with the
  * batches inline, on 1 worker and on 2. With 2 workers the symbols, the walk-forward fold fits and the
  * served models' records are spread over both threads, so this checks that the training shards are combined
- * in a fixed order. Each run also reports every phase's CPU time beside its wall time, and documents asked
+ * in a fixed order; the larger records are built from a date-pair table filled by both threads in shared memory, the
+ * others pass over their rows, and the universe has both. Each run also reports every phase's CPU time beside its wall time, and documents asked
  * for in their stored form (encoded in the workers) are the bytes the store makes of their text.
  */
 import fs from 'node:fs';
@@ -18,17 +19,18 @@ const SIGNAL_MODEL_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis',
 const BATCH_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'analyze-batch.js');
 const CODEC_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'snapshot-codec.js');
 
-// 16 symbols x 3 years: the walk-forward has several folds, and a year of weekly dates is served by
-// several of them, each with its own record.
+// 40 symbols x 3 years: the walk-forward has several folds, and a year of weekly dates is served by
+// several of them, each with its own record: the later ones with a date-pair table (more predictions than
+// dates^2), the others without.
 const SCRIPT = `
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 const { analyzeUniverse, buildUniverse, symbolInputs } = await import(pathToFileURL(${JSON.stringify(PIPELINE_JS)}).href);
 const { generateSyntheticMarket } = await import(pathToFileURL(${JSON.stringify(MARKET_JS)}).href);
-const { trainSignalModel } = await import(pathToFileURL(${JSON.stringify(SIGNAL_MODEL_JS)}).href);
+const { fitSignalFold, planSignalModel, recordTable, signalModelFolds, trainSignalModel } = await import(pathToFileURL(${JSON.stringify(SIGNAL_MODEL_JS)}).href);
 const { AnalysisBatch } = await import(pathToFileURL(${JSON.stringify(BATCH_JS)}).href);
 const { encodeSnapshotDoc } = await import(pathToFileURL(${JSON.stringify(CODEC_JS)}).href);
-const market = generateSyntheticMarket({ seed: 11, symbolCount: 16, years: 3, endDate: '2026-10-30', indexSymbol: 'TGMI' });
+const market = generateSyntheticMarket({ seed: 11, symbolCount: 40, years: 3, endDate: '2026-10-30', indexSymbol: 'TGMI' });
 const series = new Map();
 for (const s of market.series()) series.set(s.symbol, s);
 const u = buildUniverse(market.securities, series, 'TGMI');
@@ -60,6 +62,12 @@ out.packed = { count: packed.length, same: stored.digest('hex') === expected.dig
 const loaded = new AnalysisBatch().load(symbolInputs(u));
 const engine = trainSignalModel(loaded.samples, u.calendar, [u.calendar.length - 1]);
 out.engineOos = engine?.oos ?? null;
+// Which served records have a date-pair table.
+const plan = planSignalModel(loaded.samples, u.calendar);
+const fits = new Map(plan.fitCounts.map((count) => [count, fitSignalFold(loaded.samples, plan, count)]));
+const served = u.calendar.flatMap((d, t) => (d >= from ? [t] : []));
+const folds = signalModelFolds(loaded.samples, plan, fits, served);
+out.tables = folds.recordThroughs.map((through) => recordTable(folds.history, through, u.calendar, 2) !== null);
 console.log(JSON.stringify(out));
 `;
 
@@ -83,9 +91,12 @@ it('gives the same documents and model inline, on 1 worker thread and on 2', asy
   const out = JSON.parse(run.stdout) as Record<'0' | '1' | '2', Run> & {
     engineOos: { accuracy: number | null; auc: number | null; samples: number } | null;
     packed: { count: number; same: boolean };
+    tables: boolean[];
   };
+  expect(out.tables).toContain(true);
+  expect(out.tables).toContain(false);
   expect(out.packed).toEqual({ count: out[0].count, same: true });
-  expect(out[0].count).toBeGreaterThan(16 * 50);
+  expect(out[0].count).toBeGreaterThan(40 * 50);
   expect([out[0].workers, out[1].workers, out[2].workers]).toEqual([0, 1, 2]);
   for (const k of ['1', '2'] as const) {
     expect(out[k].docs).toBe(out[0].docs);

@@ -37,9 +37,70 @@ interface SortedRuns {
   positive: Uint8Array;
 }
 
+/** Fewest rows sorted by radix (below, comparisons cost less than its passes over 2^16 buckets). */
+const RADIX_MIN_ROWS = 1 << 15;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Sorts `rows` (row indices, none of a NaN score) in place by score and returns it, stably (rows of equal
+ * scores keep their order); -0 and +0 compare equal, as in rocAuc, and infinite scores sort too. Long
+ * lists by least-significant-digit radix over each score's bits made unsigned-orderable (four passes of 16
+ * bits, a pass skipped when every row has the same digit): the order a stable comparison sort gives,
+ * element for element, in linear time.
+ */
+export function sortRowsByScore(scores: ArrayLike<number>, rows: Int32Array): Int32Array {
+  const n = rows.length;
+  if (n < RADIX_MIN_ROWS) return rows.sort((a, b) => (scores[a] < scores[b] ? -1 : scores[a] > scores[b] ? 1 : 0));
+  const bits = new Float64Array(1);
+  const words = new Uint32Array(bits.buffer);
+  const high = LITTLE_ENDIAN ? 1 : 0;
+  let hi = new Uint32Array(n);
+  let lo = new Uint32Array(n);
+  let row = Int32Array.from(rows);
+  for (let i = 0; i < n; i++) {
+    bits[0] = scores[row[i]] + 0; // -0 to +0
+    const h = words[high];
+    const l = words[1 - high];
+    // Negative: every bit flipped (a larger magnitude sorts lower); otherwise the sign bit set.
+    if (h >>> 31 === 1) {
+      hi[i] = ~h >>> 0;
+      lo[i] = ~l >>> 0;
+    } else {
+      hi[i] = (h | 0x80000000) >>> 0;
+      lo[i] = l;
+    }
+  }
+  let hiTo = new Uint32Array(n);
+  let loTo = new Uint32Array(n);
+  let rowTo = new Int32Array(n);
+  const count = new Int32Array(1 << 16);
+  for (let pass = 0; pass < 4; pass++) {
+    const word = pass < 2 ? lo : hi;
+    const shift = pass % 2 === 0 ? 0 : 16;
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(word[i] >>> shift) & 0xffff]++;
+    if (count[(word[0] >>> shift) & 0xffff] === n) continue;
+    for (let d = 0, at = 0; d < count.length; d++) {
+      const c = count[d];
+      count[d] = at;
+      at += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const at = count[(word[i] >>> shift) & 0xffff]++;
+      hiTo[at] = hi[i];
+      loTo[at] = lo[i];
+      rowTo[at] = row[i];
+    }
+    [hi, hiTo] = [hiTo, hi];
+    [lo, loTo] = [loTo, lo];
+    [row, rowTo] = [rowTo, row];
+  }
+  rows.set(row);
+  return rows;
+}
+
 function sortRuns(scores: ArrayLike<number>, labels: ArrayLike<number>, rows: Int32Array): SortedRuns {
-  // Comparisons (not subtraction) so that infinite scores sort too; -0 and +0 compare equal, as in rocAuc.
-  const sorted = Int32Array.from(rows).sort((a, b) => (scores[a] < scores[b] ? -1 : scores[a] > scores[b] ? 1 : 0));
+  const sorted = sortRowsByScore(scores, Int32Array.from(rows));
   const starts: number[] = [];
   for (let k = 0; k < sorted.length; k++) {
     if (k === 0 || scores[sorted[k]] !== scores[sorted[k - 1]]) starts.push(k);
@@ -74,73 +135,198 @@ function runsAuc(runs: SortedRuns, weight: (row: number) => number): number {
 
 /**
  * The same weighted AUC when every row of a date has the date's weight, in O(D^2) for D dates instead of
- * O(rows): pairs[a * D + b] counts the (positive of date a, negative of date b) pairs the positive wins
- * (ties one half), so U = sum_a sum_b m_a m_b pairs[a * D + b]. Every term and partial sum is a multiple
- * of 1/2 far below 2^52, exact in floating point like runsAuc's, so both give the same number bit for bit.
+ * O(rows), from a table of date pairs: pairs[a * D + b] counts the (positive of date a, negative of date b)
+ * pairs the positive wins (ties one half), so U = sum_a sum_b m_a m_b pairs[a * D + b]. Every term and
+ * partial sum is a multiple of 1/2 far below 2^52 (as positives x negatives is), exact in floating point
+ * like runsAuc's, so both give the same number bit for bit; and the table is the same whatever order its
+ * entries are summed in, so its rows can be filled on several threads (fillDatePairRows, each a range of
+ * dates a) in shared memory and make the table a single thread makes.
  */
-function datePairAuc(runs: SortedRuns, dateOf: Int32Array, dates: number): (multiplicity: Float64Array) => number {
-  const { rows, runStart, positive } = runs;
-  const pairs = new Float64Array(dates * dates);
+export interface DatePairTable {
+  /** D, the number of dates. */
+  dates: number;
+  /** D x D; row a holds the pairs of date a's positives (see above). */
+  pairs: Float64Array;
+  /** Positive and negative rows of each date. */
+  positives: Float64Array;
+  negatives: Float64Array;
+}
+
+/** An empty table of `dates` dates; `allocate` gives zeroed arrays (shared memory, for a table filled on several threads). */
+export function newDatePairTable(dates: number, allocate: (length: number) => Float64Array = (length) => new Float64Array(length)): DatePairTable {
+  return { dates, pairs: allocate(dates * dates), positives: allocate(dates), negatives: allocate(dates) };
+}
+
+/**
+ * Fills the rows of dates `from` .. `to` - 1 of `table` (their pairs, positives and negatives) and no other.
+ * `sorted` holds every row of the table's input (none of a NaN score) in one or more lists, each sorted by
+ * score (sortRowsByScore: one list on a single thread, or each thread's range of rows), merged here as they
+ * are scanned: a run of equal scores takes its rows from every list. `dateOf[row]` is the row's date
+ * (0 .. D-1); label 0 is negative. Each range scans every row (for the negatives below each score) but adds
+ * only its own dates' positives: positives x D additions, the bulk of the work, split between the ranges.
+ */
+export function fillDatePairRows(
+  table: DatePairTable,
+  sorted: readonly Int32Array[],
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  dateOf: ArrayLike<number>,
+  from: number,
+  to: number,
+): void {
+  const { dates, pairs, positives, negatives } = table;
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || to < from || to > dates) throw new RangeError(`dates ${from} to ${to} of ${dates}`);
+  pairs.fill(0, from * dates, to * dates);
+  positives.fill(0, from, to);
+  negatives.fill(0, from, to);
   const negBelow = new Float64Array(dates);
-  const pos = new Float64Array(dates);
-  const neg = new Float64Array(dates);
   const runNeg = new Float64Array(dates);
-  const touched: number[] = [];
-  for (let k = 0; k + 1 < runStart.length; k++) {
-    const from = runStart[k];
-    const to = runStart[k + 1];
-    let negatives = 0;
-    for (let r = from; r < to; r++) {
-      const row = rows[r];
-      if (positive[row] !== 1) {
-        negatives++;
+  const touched = new Int32Array(dates);
+  const lists = sorted.length;
+  const heads = new Int32Array(lists);
+  let run = new Int32Array(256);
+  for (;;) {
+    // The next run: the smallest score at the head of a list, and every row of that score in every list.
+    let found = false;
+    let score = 0;
+    for (let l = 0; l < lists; l++) {
+      const list = sorted[l];
+      if (heads[l] < list.length) {
+        const s = scores[list[heads[l]]];
+        if (!found || s < score) score = s;
+        found = true;
+      }
+    }
+    if (!found) break;
+    let size = 0;
+    for (let l = 0; l < lists; l++) {
+      const list = sorted[l];
+      let h = heads[l];
+      for (; h < list.length && scores[list[h]] === score; h++) {
+        if (size === run.length) {
+          const grown = new Int32Array(2 * size);
+          grown.set(run);
+          run = grown;
+        }
+        run[size++] = list[h];
+      }
+      heads[l] = h;
+    }
+    let runNegatives = 0;
+    let mine = 0;
+    for (let r = 0; r < size; r++) {
+      const row = run[r];
+      if (labels[row] === 0) {
+        runNegatives++;
         continue;
       }
       const a = dateOf[row];
-      pos[a]++;
+      if (a < from || a >= to) continue;
+      mine++;
+      positives[a]++;
       for (let b = 0, base = a * dates; b < dates; b++) pairs[base + b] += negBelow[b];
     }
-    if (negatives === 0) continue;
+    if (runNegatives === 0) continue;
     // Ties within the run count one half: the run's negatives counted by date once, so a long run of
     // tied scores costs its positives times its negatives' dates, not positives times negatives.
-    touched.length = 0;
-    for (let r = from; r < to; r++) {
-      const row = rows[r];
-      if (positive[row] === 1) continue;
+    let touchedCount = 0;
+    for (let r = 0; r < size; r++) {
+      const row = run[r];
+      if (labels[row] !== 0) continue;
       const b = dateOf[row];
-      if (runNeg[b] === 0) touched.push(b);
+      if (runNeg[b] === 0) touched[touchedCount++] = b;
       runNeg[b]++;
     }
-    if (negatives < to - from) {
-      for (let r = from; r < to; r++) {
-        const row = rows[r];
-        if (positive[row] !== 1) continue;
-        const base = dateOf[row] * dates;
-        for (let t = 0; t < touched.length; t++) pairs[base + touched[t]] += 0.5 * runNeg[touched[t]];
+    if (mine > 0) {
+      for (let r = 0; r < size; r++) {
+        const row = run[r];
+        if (labels[row] === 0) continue;
+        const a = dateOf[row];
+        if (a < from || a >= to) continue;
+        const base = a * dates;
+        for (let t = 0; t < touchedCount; t++) pairs[base + touched[t]] += 0.5 * runNeg[touched[t]];
       }
     }
-    for (let t = 0; t < touched.length; t++) {
+    for (let t = 0; t < touchedCount; t++) {
       const b = touched[t];
       negBelow[b] += runNeg[b];
-      neg[b] += runNeg[b];
+      if (b >= from && b < to) negatives[b] += runNeg[b];
       runNeg[b] = 0;
     }
   }
-  return (m) => {
-    let u = 0;
-    let posTotal = 0;
-    let negTotal = 0;
-    for (let a = 0; a < dates; a++) {
-      const ma = m[a];
-      if (ma === 0) continue;
-      posTotal += ma * pos[a];
-      negTotal += ma * neg[a];
-      let row = 0;
-      for (let b = 0, base = a * dates; b < dates; b++) row += m[b] * pairs[base + b];
-      u += ma * row;
-    }
-    return posTotal > 0 && negTotal > 0 ? u / (posTotal * negTotal) : NaN;
+}
+
+/**
+ * Range `part` of `parts` of a table's dates for fillDatePairRows: consecutive dates with about as many
+ * positives each (a range's work is its positives times the dates). The ranges in order cover every date once.
+ */
+export function datePairRange(positivesByDate: ArrayLike<number>, part: number, parts: number): { from: number; to: number } {
+  if (!Number.isSafeInteger(parts) || parts < 1 || !Number.isSafeInteger(part) || part < 0 || part >= parts) throw new RangeError(`part ${part} of ${parts}`);
+  const dates = positivesByDate.length;
+  let total = 0;
+  for (let a = 0; a < dates; a++) total += positivesByDate[a];
+  // Range k starts at the first date whose positives before it reach k / parts of them all.
+  const start = (k: number): number => {
+    if (k === 0) return 0;
+    if (k === parts) return dates;
+    const target = (total * k) / parts;
+    let before = 0;
+    let a = 0;
+    while (a < dates && before < target) before += positivesByDate[a++];
+    return a;
   };
+  return { from: start(part), to: start(part + 1) };
+}
+
+/** The weighted AUC of a filled table when each row of date a has weight multiplicity[a]; NaN when a class has no weight. */
+export function datePairAuc(table: DatePairTable, multiplicity: ArrayLike<number>): number {
+  const { dates, pairs, positives, negatives } = table;
+  const m = multiplicity;
+  let u = 0;
+  let posTotal = 0;
+  let negTotal = 0;
+  for (let a = 0; a < dates; a++) {
+    const ma = m[a];
+    if (ma === 0) continue;
+    posTotal += ma * positives[a];
+    negTotal += ma * negatives[a];
+    let row = 0;
+    for (let b = 0, base = a * dates; b < dates; b++) row += m[b] * pairs[base + b];
+    u += ma * row;
+  }
+  return posTotal > 0 && negTotal > 0 ? u / (posTotal * negTotal) : NaN;
+}
+
+/**
+ * The pooled AUC of a filled table (every weight 1): rocAuc of its rows bit for bit (U and positives x
+ * negatives exact, then one division) without sorting them again; NaN when a class is missing.
+ */
+export function datePairPointAuc(table: DatePairTable): number {
+  const { dates, pairs, positives, negatives } = table;
+  let u = 0;
+  for (let k = 0; k < dates * dates; k++) u += pairs[k];
+  let pos = 0;
+  let neg = 0;
+  for (let a = 0; a < dates; a++) {
+    pos += positives[a];
+    neg += negatives[a];
+  }
+  return pos > 0 && neg > 0 ? u / (pos * neg) : NaN;
+}
+
+/** The bootstrap replicates (of `range` only, when given) of a filled table's AUC, resampling its dates. */
+export function datePairReplicates(table: DatePairTable, options: BootstrapOptions = {}, range?: ReplicateRange): Float64Array {
+  const multiplicity = new Float64Array(table.dates);
+  return bootstrapReplicates(
+    table.dates,
+    (indices) => {
+      multiplicity.fill(0);
+      for (let t = 0; t < indices.length; t++) multiplicity[indices[t]]++;
+      return datePairAuc(table, multiplicity);
+    },
+    options,
+    range,
+  );
 }
 
 /**
@@ -235,16 +421,20 @@ export function aucReplicates(
     ci: null,
   };
   if (estimate.auc === null || estimate.dates < minDates) return { estimate, values: null };
+  // Many rows on few dates (a universe's predictions): one pass over the date pairs per replicate.
+  if (options.datePairs ?? estimate.dates * estimate.dates < groups.n) {
+    const table = newDatePairTable(estimate.dates);
+    fillDatePairRows(table, [sortRowsByScore(scores, Int32Array.from(kept))], scores, labels, dateOf, 0, estimate.dates);
+    return { estimate, values: datePairReplicates(table, options, range) };
+  }
   const runs = sortRuns(scores, labels, kept);
   const multiplicity = new Float64Array(estimate.dates);
-  // Many rows on few dates (a universe's predictions): one pass over the date pairs per replicate.
-  const byDates = (options.datePairs ?? estimate.dates * estimate.dates < groups.n) ? datePairAuc(runs, dateOf, estimate.dates) : null;
   const values = bootstrapReplicates(
     estimate.dates,
     (indices) => {
       multiplicity.fill(0);
       for (let t = 0; t < indices.length; t++) multiplicity[indices[t]]++;
-      return byDates ? byDates(multiplicity) : runsAuc(runs, (row) => multiplicity[dateOf[row]]);
+      return runsAuc(runs, (row) => multiplicity[dateOf[row]]);
     },
     options,
     range,

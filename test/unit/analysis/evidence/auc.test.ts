@@ -3,7 +3,19 @@
  * point estimate against brute-force pair counting, the weighted form against repeated rows, and the
  * interval's coverage on random scores (with and without date effects) and its power on a planted signal.
  */
-import { aucInterval, aucReplicates, aucWithInterval, rocAuc, weightedAuc } from '../../../../subgraphs/analysis/engine/evidence/auc.js';
+import {
+  aucInterval,
+  aucReplicates,
+  aucWithInterval,
+  datePairPointAuc,
+  datePairRange,
+  fillDatePairRows,
+  newDatePairTable,
+  rocAuc,
+  sortRowsByScore,
+  weightedAuc,
+  type DatePairTable,
+} from '../../../../subgraphs/analysis/engine/evidence/auc.js';
 import { replicatePart } from '../../../../subgraphs/analysis/engine/evidence/bootstrap.js';
 import { createPrng } from '../../../../subgraphs/analysis/engine/prng.js';
 import { aucByPairs } from '../../../reference/statistics.js';
@@ -159,6 +171,100 @@ describe('aucWithInterval replicates from the date-pair table', () => {
   });
 });
 
+describe('sortRowsByScore', () => {
+  it('gives the order of a stable comparison sort, element for element, on long lists (radix) and short ones', () => {
+    const rng = createPrng(81);
+    const special = [0, -0, Infinity, -Infinity, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, 1, -1];
+    for (const n of [100, 40_000, 70_000]) {
+      for (const kind of ['fine', 'coarse', 'probability']) {
+        const scores = Float64Array.from({ length: n }, (_, i) =>
+          i % 97 === 0 ? special[rng.int(special.length)] : kind === 'fine' ? rng.normal() * 1e3 : kind === 'coarse' ? rng.int(7) - 3 : 1 / (1 + Math.exp(-rng.normal())),
+        );
+        // Rows in a shuffled order (equal scores keep it), not every row.
+        const rows = Int32Array.from({ length: n }, (_, i) => i).filter(() => rng.next() < 0.9);
+        for (let i = rows.length - 1; i > 0; i--) {
+          const j = rng.int(i + 1);
+          [rows[i], rows[j]] = [rows[j], rows[i]];
+        }
+        const position = new Map(Array.from(rows, (row, k) => [row, k] as const));
+        const expected = Array.from(rows).sort((a, b) => (scores[a] < scores[b] ? -1 : scores[a] > scores[b] ? 1 : (position.get(a) as number) - (position.get(b) as number)));
+        expect(Array.from(sortRowsByScore(scores, rows))).toEqual(expected);
+      }
+    }
+  });
+});
+
+describe('date-pair table filled in ranges of dates from rows sorted in ranges', () => {
+  /** Rows on `days` dates with coarse scores (runs of ties across every range), -0 beside +0, no NaN. */
+  function rows(seed: number, days: number, n: number) {
+    const rng = createPrng(seed);
+    const dateOf = Int32Array.from({ length: n }, () => rng.int(days));
+    const scores = Float64Array.from({ length: n }, (_, i) => (i % 17 === 0 ? -0 : rng.int(9) / 8));
+    // Date 1 has no positives, date 2 no negatives; the others both.
+    const labels = Uint8Array.from(dateOf, (d) => (d === 1 ? 0 : d === 2 ? 1 : rng.next() < 0.4 ? 1 : 0));
+    return { dateOf, scores, labels };
+  }
+
+  /** The table from the rows sorted in `sortParts` consecutive ranges and filled in the date ranges `bounds`. */
+  function table(input: ReturnType<typeof rows>, days: number, sortParts: number, bounds: readonly number[]): DatePairTable {
+    const n = input.scores.length;
+    const sorted = Array.from({ length: sortParts }, (_, k) =>
+      sortRowsByScore(input.scores, Int32Array.from({ length: Math.floor((n * (k + 1)) / sortParts) - Math.floor((n * k) / sortParts) }, (_, i) => Math.floor((n * k) / sortParts) + i)),
+    );
+    const t = newDatePairTable(days);
+    // Stale values where the ranges will write: each range clears its own rows.
+    t.pairs.fill(7);
+    for (let k = 0; k + 1 < bounds.length; k++) fillDatePairRows(t, sorted, input.scores, input.labels, input.dateOf, bounds[k], bounds[k + 1]);
+    return t;
+  }
+
+  const bits = (t: DatePairTable) => [t.pairs, t.positives, t.negatives].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex'));
+
+  it('is the pair count by brute force, and the same bit for bit in 1, 2 and 3 ranges (sorted and filled), even and uneven', () => {
+    const rng = createPrng(79);
+    for (let trial = 0; trial < 8; trial++) {
+      const days = 4 + rng.int(12);
+      const input = rows(80 + trial, days, 40 + rng.int(400));
+      const one = table(input, days, 1, [0, days]);
+      // Brute force: every (positive, negative) pair, ties one half.
+      const expected = new Float64Array(days * days);
+      for (let i = 0; i < input.scores.length; i++) {
+        if (input.labels[i] === 0) continue;
+        for (let j = 0; j < input.scores.length; j++) {
+          if (input.labels[j] !== 0) continue;
+          const w = input.scores[i] > input.scores[j] ? 1 : input.scores[i] === input.scores[j] ? 0.5 : 0;
+          expected[input.dateOf[i] * days + input.dateOf[j]] += w;
+        }
+      }
+      expect(Array.from(one.pairs)).toEqual(Array.from(expected));
+      expect(one.positives[1]).toBe(0);
+      expect(one.negatives[2]).toBe(0);
+      for (const parts of [2, 3]) {
+        const balanced = Array.from({ length: parts + 1 }, (_, k) => (k === parts ? days : datePairRange(one.positives, k, parts).from));
+        // Balanced ranges, and for 3 ranges uneven ones too (one of them empty).
+        for (const bounds of parts === 2 ? [balanced] : [balanced, [0, 1, 2, days], [0, 0, days - 1, days]]) {
+          for (const sortParts of [1, 2, 3]) expect(bits(table(input, days, sortParts, bounds))).toEqual(bits(one));
+        }
+      }
+      // The pooled AUC of the table is rocAuc's, bit for bit.
+      expect(Object.is(datePairPointAuc(one), rocAuc(input.scores, input.labels))).toBe(true);
+    }
+  });
+
+  it('splits the dates in consecutive ranges of about as many positives', () => {
+    const positives = [5, 0, 5, 5, 0, 5];
+    expect([0, 1].map((k) => datePairRange(positives, k, 2))).toEqual([
+      { from: 0, to: 3 },
+      { from: 3, to: 6 },
+    ]);
+    expect([0, 1, 2].map((k) => datePairRange([1, 1], k, 3))).toEqual([
+      { from: 0, to: 1 },
+      { from: 1, to: 2 },
+      { from: 2, to: 2 },
+    ]);
+    expect(() => datePairRange(positives, 2, 2)).toThrow(RangeError);
+  });
+});
 
 describe('aucWithInterval replicates evaluated in ranges', () => {
   it('gives the same interval bit for bit when the replicates are computed in consecutive ranges and joined in order', () => {
