@@ -97,7 +97,7 @@ export interface EvidenceRefresh {
  * halves. Every part is a pure function merged in a fixed order, so the stored tables are the same bytes as
  * on one thread.
  */
-export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<EvidenceRefresh> {
+export async function refreshEvidence(db: Db, signal?: AbortSignal, options: { workers?: number } = {}): Promise<EvidenceRefresh> {
   const started = performance.now();
   const known = await storeDates(db);
   const tablesPlan = await planEvidenceTables(db, known);
@@ -109,7 +109,8 @@ export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<Evi
   const forTables = tablesPlan.documentDates;
   const forOdds = oddsMissing?.dates ?? [];
   const dates = [...new Set([...forTables, ...forOdds])].sort();
-  const threads = evidenceThreads(forTables, forOdds);
+  // ANALYZE_WORKERS=0 keeps the step on this thread too.
+  const threads = evidenceThreads(forTables, forOdds, { workers: options.workers === 0 ? 0 : 1 });
   try {
     // The first read's documents go to the worker while this thread loads the bars.
     let u: StoreUniverse | null = null;
@@ -129,7 +130,9 @@ export async function refreshEvidence(db: Db, signal?: AbortSignal): Promise<Evi
     for (const o of reduced.outputs) if (universe.has(o.symbol)) outputs.push(o);
     const candidates = reduced.candidates.filter((c) => universe.has(c.symbol));
 
-    const measured = await threads.measure(tablesPlan, u, outputs, oddsMissing === null ? null : { plan: oddsMissing, candidates });
+    // Stopped by now: the tables are still computed and stored, the odds left to a later start.
+    const odds = oddsMissing === null || signal?.aborted ? null : { plan: oddsMissing, candidates };
+    const measured = await threads.measure(tablesPlan, u, outputs, odds);
     await storeEvidenceTables(db, tablesPlan.pipelineVersion, measured.tables);
     if (oddsMissing === null || signal?.aborted) return done(measured.tables.length, 0);
     if (measured.oddsError !== null) throw measured.oddsError;

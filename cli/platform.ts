@@ -241,7 +241,7 @@ async function startUpStepsOn(config: Config, subgraphs: readonly Subgraph[], db
     history = await timed('history', () =>
       unlessAborted(() => ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress })),
     );
-    if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal));
+    if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal, { workers: config.analysis.workers }));
   }
   return { demo, demoBook, analysis, history, evidence, timings };
 }

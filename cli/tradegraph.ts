@@ -311,7 +311,7 @@ export async function run(argv: string[], config: Config = loadConfig()): Promis
             };
       const { result, refreshed } = await withDb(config, async (db) => {
         const evaluated = await runEvaluation(db, { from, to, horizons, seed, deliver });
-        return { result: evaluated, refreshed: await refreshEvidence(db) };
+        return { result: evaluated, refreshed: await refreshEvidence(db, undefined, { workers: config.analysis.workers }) };
       });
       if (out === undefined) process.stdout.write(result.report);
       const r = result.run;

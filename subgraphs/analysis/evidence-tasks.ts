@@ -154,10 +154,14 @@ function startWorker(url: URL): TaskWorker {
   const worker = new Worker(url);
   const waiting: Array<{ resolve: (v: unknown) => void; reject: (e: Error) => void }> = [];
   let closing = false;
+  /** Why the worker can answer no more: every task then fails at once instead of waiting for it. */
+  let dead: Error | null = null;
   const failAll = (err: Error) => {
+    dead ??= err;
     for (const w of waiting.splice(0)) w.reject(err);
   };
   worker.on('error', failAll);
+  worker.on('messageerror', failAll);
   worker.on('exit', (code) => failAll(new Error(closing ? 'evidence worker stopped' : `evidence worker exited with code ${code}`)));
   worker.on('message', (m: { ok: true; value: unknown } | { ok: false; message: string }) => {
     const w = waiting.shift();
@@ -168,6 +172,7 @@ function startWorker(url: URL): TaskWorker {
   return {
     run(task, transfer = []) {
       return new Promise((resolve, reject) => {
+        if (dead) return reject(dead);
         waiting.push({ resolve, reject });
         worker.postMessage(task, transfer);
       });
