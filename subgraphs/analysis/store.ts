@@ -100,10 +100,13 @@ export async function insertNewBarSeries(db: Queryable, series: readonly BarSeri
         copy.row(7).text(s.symbol).date(s.dates[i]).float8(s.open[i]).float8(s.high[i]).float8(s.low[i]).float8(s.close[i]).int8(Math.round(s.volume[i]));
       }
     }
-    // (A failed COPY fails the transaction, which also ends the setting.)
-    await db.query('SET LOCAL session_replication_role = replica');
+    // The setting as it was is put back after the COPY (a failed COPY fails the transaction, which also
+    // ends the setting). It turns off every trigger of bars for the COPY: a test checks that bars has none
+    // but the foreign key's.
+    const [{ previous }] = await db.query<{ previous: string }>("SELECT current_setting('session_replication_role') AS previous");
+    await db.query("SELECT set_config('session_replication_role', 'replica', true)");
     await db.copyBinary('bars (symbol, date, open, high, low, close, volume)', copy.finish());
-    await db.query('SET LOCAL session_replication_role = origin');
+    await db.query("SELECT set_config('session_replication_role', $1, true)", [previous]);
     return rows;
   }
   let written = 0;

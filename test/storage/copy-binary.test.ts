@@ -54,6 +54,8 @@ describe('binary COPY into the embedded store', () => {
   test('a value the writer cannot represent is refused before anything is sent', () => {
     const copy = new BinaryCopyWriter();
     expect(() => copy.row(1).date('2026-13-45')).toThrow(RangeError);
+    expect(() => copy.row(1).date('2026-02-30')).toThrow(RangeError);
+    expect(() => copy.row(1).date('2026-2-3')).toThrow(RangeError);
     expect(() => copy.row(1).int8(2 ** 53)).toThrow(RangeError);
     expect(() => copy.row(1).int8(1.5)).toThrow(RangeError);
   });
@@ -90,6 +92,8 @@ describe('binary COPY into the embedded store', () => {
         }),
       ).rejects.toThrow(/foreign key/i);
       expect(await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bars')).toEqual([{ n: 6 }]);
+      // The load turns off every trigger of bars for its COPY: the only ones there must be the foreign key's.
+      expect(await t.db.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'bars'::regclass AND NOT tgisinternal`)).toEqual([]);
     } finally {
       await t.drop();
     }
