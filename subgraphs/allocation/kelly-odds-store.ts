@@ -19,6 +19,7 @@
 import { PIPELINE_VERSION } from '../analysis/engine/document.js';
 import { equitiesWithBars } from '../analysis/pipeline.js';
 import * as analysisStore from '../analysis/store.js';
+import type { StoreDates } from '../analysis/evidence-states.js';
 import type { BarSeries } from '../analysis/engine/market-types.js';
 import { indexOfSorted } from '../analysis/engine/sorted.js';
 import type { Db, Queryable } from '../platform/db.js';
@@ -62,7 +63,7 @@ export async function planCandidateOdds(
   options: {
     pipelineVersion?: string;
     /** The store's snapshot dates by pipeline version and the equities' calendar, when already read. */
-    known?: { counts: ReadonlyArray<{ date: string; pipelineVersion: string }>; calendar: readonly string[] };
+    known?: StoreDates;
   } = {},
 ): Promise<OddsPlan | null> {
   const version = options.pipelineVersion ?? PIPELINE_VERSION;

@@ -315,12 +315,6 @@ export interface TableArrays {
 
 const LOCAL_ARRAYS: TableArrays = { int32: (length) => new Int32Array(length), float64: (length) => new Float64Array(length) };
 
-/** Predictions from .. to - 1 of part `part` of `parts` near-equal consecutive ranges of `n`. */
-function share(n: number, part: number, parts: number): { from: number; to: number } {
-  if (!Number.isSafeInteger(parts) || parts < 1 || !Number.isSafeInteger(part) || part < 0 || part >= parts) throw new RangeError(`part ${part} of ${parts}`);
-  return { from: Math.floor((n * part) / parts), to: Math.floor((n * (part + 1)) / parts) };
-}
-
 /** How the first `count` predictions map to the table's dates (see tableLayout). */
 interface TableLayout {
   dates: number;
@@ -383,7 +377,7 @@ export function recordTable(history: PredictionHistory, through: number, calenda
 /** The first step of part `part` of a record table: sorts its range of the predictions (see RecordTable). */
 export function sortRecordTable(history: PredictionHistory, table: RecordTable, part: number): void {
   const { order } = table;
-  const { from, to } = share(order.length, part, table.parts);
+  const { from, to } = replicatePart(order.length, part, table.parts); // the same near-equal split as the replicates'
   const probability = history.probability;
   let end = from;
   for (let k = from; k < to; k++) if (probability[k] === probability[k]) order[end++] = k;
@@ -402,7 +396,7 @@ export function fillRecordTable(history: PredictionHistory, calendar: readonly s
     throw new RangeError(`not the table of the record through time ${table.through}`);
   }
   const sorted = Array.from({ length: parts }, (_, l) => {
-    const { from, to } = share(order.length, l, parts);
+    const { from, to } = replicatePart(order.length, l, parts);
     let end = from;
     while (end < to && order[end] >= 0) end++;
     return order.subarray(from, end);

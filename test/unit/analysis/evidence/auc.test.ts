@@ -151,16 +151,23 @@ describe('aucWithInterval', () => {
   });
 });
 
+/**
+ * n predictions over `days` dates: a NaN score every `nanEvery`th, coarse scores (many ties, long tied runs)
+ * or fine ones, and labels leaning on the score. Draws from rng in that order.
+ */
+function randomRecord(rng: ReturnType<typeof createPrng>, days: number, n: number, nanEvery: number, coarse: boolean) {
+  const dates = Array.from({ length: n }, () => dateOf(rng.int(days)));
+  const scores = Array.from({ length: n }, (_, i) => (i % nanEvery === 0 ? NaN : coarse ? rng.int(6) / 5 : rng.normal()));
+  const labels = scores.map((s) => (rng.next() < 0.3 + (Number.isNaN(s) ? 0 : 0.05 * s) ? 1 : 0));
+  return { dates, scores, labels };
+}
+
 describe('aucWithInterval replicates from the date-pair table', () => {
   it('gives the same interval bit for bit as the pass over the rows, with ties across and within dates and NaN scores', () => {
     const rng = createPrng(77);
     for (let trial = 0; trial < 12; trial++) {
       const days = 10 + rng.int(15);
-      const n = days * (5 + rng.int(60));
-      const dates = Array.from({ length: n }, () => dateOf(rng.int(days)));
-      // Coarse scores (many ties, long tied runs) in half the trials, fine ones in the others.
-      const scores = Array.from({ length: n }, (_, i) => (i % 29 === 0 ? NaN : trial % 2 === 0 ? rng.int(6) / 5 : rng.normal()));
-      const labels = scores.map((s) => (rng.next() < 0.3 + (Number.isNaN(s) ? 0 : 0.05 * s) ? 1 : 0));
+      const { dates, scores, labels } = randomRecord(rng, days, days * (5 + rng.int(60)), 29, trial % 2 === 0);
       const options = { replicates: 200, seed: 9 + trial };
       const rows = aucWithInterval(dates, scores, labels, { ...options, datePairs: false });
       const pairs = aucWithInterval(dates, scores, labels, { ...options, datePairs: true });
@@ -271,10 +278,7 @@ describe('aucWithInterval replicates evaluated in ranges', () => {
     const rng = createPrng(78);
     for (let trial = 0; trial < 6; trial++) {
       const days = 10 + rng.int(30);
-      const n = days * (3 + rng.int(40));
-      const dates = Array.from({ length: n }, () => dateOf(rng.int(days)));
-      const scores = Array.from({ length: n }, (_, i) => (i % 31 === 0 ? NaN : trial % 2 === 0 ? rng.int(6) / 5 : rng.normal()));
-      const labels = scores.map((s) => (rng.next() < 0.3 + (Number.isNaN(s) ? 0 : 0.05 * s) ? 1 : 0));
+      const { dates, scores, labels } = randomRecord(rng, days, days * (3 + rng.int(40)), 31, trial % 2 === 0);
       const options = { replicates: 201, seed: 5 + trial, minBlockLength: 1 + rng.int(4), datePairs: trial % 3 === 0 };
       const whole = aucWithInterval(dates, scores, labels, options);
       expect(whole.ci).not.toBeNull();
