@@ -21,6 +21,7 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
@@ -205,6 +206,18 @@ export async function runToExit(command: string, args: string[], options: ChildO
   } finally {
     await child.kill();
   }
+}
+
+/**
+ * Runs an ES module's source (which imports the compiled code from dist/) in a node child process, from a
+ * scratch directory removed afterwards: how a test reaches the worker threads that only compiled code
+ * starts.
+ */
+export async function runModuleScript(source: string, options: ChildOptions & { ms?: number } = {}): Promise<Finished> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'module-script-'));
+  const script = path.join(dir, 'run.mjs');
+  fs.writeFileSync(script, source);
+  return runToExit(process.execPath, [script], options).finally(() => fs.rmSync(dir, { recursive: true, force: true }));
 }
 
 /**

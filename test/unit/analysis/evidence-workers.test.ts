@@ -5,10 +5,8 @@
  * covers what only the worker path does: the documents' buffers transferred, the plans, candidates and
  * universe cloned, and the probabilities halves and the odds computed on the other thread.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { runToExit } from '../../helpers/child.js';
+import { runModuleScript } from '../../helpers/child.js';
 import { PROJECT_ROOT } from '../../../subgraphs/platform/project.js';
 
 const js = (...parts: string[]) => JSON.stringify(path.join(PROJECT_ROOT, 'dist', ...parts));
@@ -43,10 +41,7 @@ console.log(JSON.stringify(out));
 `;
 
 it('stores the same evidence and odds tables with the worker thread as on one thread', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evidence-workers-'));
-  const script = path.join(dir, 'run.mjs');
-  fs.writeFileSync(script, SCRIPT);
-  const run = await runToExit(process.execPath, [script], { ms: 60_000 }).finally(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const run = await runModuleScript(SCRIPT, { ms: 60_000 });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const out = JSON.parse(run.stdout) as Record<'0' | '1', { refreshed: [number, number]; stored: { tables: number; odds: number; hash: string } }>;

@@ -7,10 +7,8 @@
  * others pass over their rows, and the universe has both. Each run also reports every phase's CPU time beside its wall time, and documents asked
  * for in their stored form (encoded in the workers) are the bytes the store makes of their text.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { runToExit } from '../../helpers/child.js';
+import { runModuleScript } from '../../helpers/child.js';
 import { PROJECT_ROOT } from '../../../subgraphs/platform/project.js';
 
 const PIPELINE_JS = path.join(PROJECT_ROOT, 'dist', 'subgraphs', 'analysis', 'pipeline.js');
@@ -82,10 +80,7 @@ interface Run {
 }
 
 it('gives the same documents and model inline, on 1 worker thread and on 2', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-workers-'));
-  const script = path.join(dir, 'run.mjs');
-  fs.writeFileSync(script, SCRIPT);
-  const run = await runToExit(process.execPath, [script], { ms: 60_000 }).finally(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const run = await runModuleScript(SCRIPT, { ms: 60_000 });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const out = JSON.parse(run.stdout) as Record<'0' | '1' | '2', Run> & {
