@@ -9,7 +9,7 @@
  * (`doc_packed`, snapshot-codec.ts) and unpacked here; rows written before packing keep their jsonb
  * `doc`, read as before.
  */
-import { BinaryCopyWriter } from '../platform/copy-binary.js';
+import { BinaryCopyWriter, instantMicros } from '../platform/copy-binary.js';
 import type { Queryable } from '../platform/db.js';
 import type { AnalysisDocument } from './engine/document.js';
 import type { AssetType, Bar, BarSeries, DataSource, GicsSector, SecurityRecord } from './engine/market-types.js';
@@ -370,6 +370,50 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
   }
   await flush();
   return unique.length;
+}
+
+/**
+ * A run's snapshot writes, for a caller that writes each (symbol, date) once, in one transaction: rows on a
+ * date that had no snapshot when the writer first saw it (it asks the store once per date, before writing
+ * any of them) are new, and on the embedded store they go in by one binary COPY per call, the engine
+ * reading each value's bytes as they are (for a first start's 66,500 snapshots about 40 us each against
+ * 130 us for upsertSnapshots' multi-row INSERT, whose every document travels as a hex string). The foreign
+ * key is checked row by row as usual. Every other row, and every row on PostgreSQL, goes through
+ * upsertSnapshots; so does a (symbol, date) given a second time. Returns the number written per call.
+ */
+export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) => Promise<number> {
+  /** Per date seen: the symbols written to it by COPY, or null when the date had snapshots already. */
+  const fresh = new Map<string, Set<string> | null>();
+  return async (rows) => {
+    if (!db.copyBinary) return upsertSnapshots(db, rows);
+    const unseen = [...new Set(rows.map((r) => r.analysisDate).filter((d) => !fresh.has(d)))];
+    if (unseen.length > 0) {
+      const stored = new Set(
+        (await db.query<{ d: string }>('SELECT DISTINCT analysis_date::text AS d FROM analysis_snapshots WHERE analysis_date = ANY($1::date[])', [unseen])).map((r) => r.d),
+      );
+      for (const d of unseen) fresh.set(d, stored.has(d) ? null : new Set());
+    }
+    const copied: SnapshotRow[] = [];
+    const upserted: SnapshotRow[] = [];
+    for (const row of rows) {
+      const symbols = fresh.get(row.analysisDate);
+      if (symbols && !symbols.has(row.symbol) && instantMicros(row.producedAt) !== null) {
+        symbols.add(row.symbol);
+        copied.push(row);
+      } else upserted.push(row);
+    }
+    if (copied.length > 0) {
+      const copy = new BinaryCopyWriter(copied.length * 2600);
+      for (const row of copied) {
+        const packed = row.doc instanceof Uint8Array ? row.doc : encodeSnapshotDoc(row.doc);
+        copy.row(5).text(row.symbol).date(row.analysisDate).bytea(packed).timestamptz(row.producedAt).text(row.pipelineVersion);
+      }
+      await db.copyBinary('analysis_snapshots (symbol, analysis_date, doc_packed, produced_at, pipeline_version)', copy.finish());
+    }
+    // Rows given twice in one call, or again later: the later one wins, as in upsertSnapshots.
+    if (upserted.length > 0) await upsertSnapshots(db, upserted);
+    return copied.length + upserted.length;
+  };
 }
 
 /** The newest snapshot of a symbol, or null when it has none. */

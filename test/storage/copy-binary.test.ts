@@ -3,7 +3,7 @@
  * reaches the table exactly as written, and the demo market's bulk load into an empty store checks its
  * symbols itself and leaves the store's foreign-key checks on for what follows.
  */
-import { BinaryCopyWriter } from '../../subgraphs/platform/copy-binary.js';
+import { BinaryCopyWriter, instantMicros } from '../../subgraphs/platform/copy-binary.js';
 import { insertNewBarSeries, upsertSecurities } from '../../subgraphs/analysis/store.js';
 import type { BarSeries, SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
 import { openTestDb } from '../helpers/db.js';
@@ -48,6 +48,37 @@ describe('binary COPY into the embedded store', () => {
       expect(rows[1].neg).toBe(true); // -0 kept its sign
     } finally {
       await t.drop();
+    }
+  });
+
+  test('bytea and timestamptz values arrive exactly: every byte, and the instant to the millisecond', async () => {
+    const t = await openTestDb('pglite', { migrate: false });
+    try {
+      await t.db.exec('CREATE TABLE copied (k int8, b bytea, at timestamptz)');
+      const bytes = [new Uint8Array(0), Uint8Array.from({ length: 256 }, (_, i) => i), new Uint8Array(70_000).fill(0x5c)];
+      const instants = ['2026-10-30T21:00:00.000Z', '1999-12-31T23:59:59.999Z', '2024-02-29T12:30:00+05:30', '1970-01-01T00:00:00.1-08:00'];
+      const copy = new BinaryCopyWriter(8);
+      bytes.forEach((b, k) => copy.row(3).int8(k).bytea(b).timestamptz(instants[k]));
+      copy.row(3).int8(3).bytea(new Uint8Array([0])).timestamptz(instants[3]);
+      await t.db.copyBinary?.('copied (k, b, at)', copy.finish());
+      const rows = await t.db.query<{ hex: string; same: boolean }>(
+        `SELECT encode(b, 'hex') AS hex, at = ($1::text[])[k + 1]::timestamptz AS same FROM copied ORDER BY k`,
+        [instants],
+      );
+      expect(rows.map((r) => r.hex)).toEqual([...bytes.map((b) => Buffer.from(b).toString('hex')), '00']);
+      expect(rows.every((r) => r.same)).toBe(true);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  test('an instant is taken only when it names its offset and is exact to the millisecond', () => {
+    expect(instantMicros('2000-01-01T00:00:00Z')).toBe(0);
+    expect(instantMicros('2000-01-01T00:00:00.001000Z')).toBe(1000);
+    expect(instantMicros('2000-01-01T01:00:00+01:00')).toBe(0);
+    for (const bad of ['2000-01-01T00:00:00', '2000-01-01 00:00:00Z', '2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2000-01-01T00:00:00.0001Z', '2000-01-01T00:00:00+25:00', 'now']) {
+      expect(instantMicros(bad)).toBeNull();
+      expect(() => new BinaryCopyWriter().row(1).timestamptz(bad)).toThrow(RangeError);
     }
   });
 

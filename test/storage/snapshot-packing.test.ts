@@ -13,7 +13,7 @@ import { analyzeUniverse, loadUniverse } from '../../subgraphs/analysis/pipeline
 import { decodeSnapshotDoc, encodeSnapshotDoc, jsonbText, jsonMembers, numericText } from '../../subgraphs/analysis/snapshot-codec.js';
 import { SNAPSHOT_DICTIONARY_1 } from '../../subgraphs/analysis/snapshot-dictionary.js';
 import * as store from '../../subgraphs/analysis/store.js';
-import type { Db } from '../../subgraphs/platform/db.js';
+import type { Db, Queryable } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 import { jsonbValue } from '../helpers/jsonb-values.js';
@@ -136,6 +136,51 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
       'SELECT (SELECT sum(pg_column_size(doc_packed))::int FROM analysis_snapshots) AS packed, (SELECT sum(pg_column_size(doc))::int FROM jsonb_docs) AS jsonb',
     );
     expect(size.packed).toBeLessThan(size.jsonb / 2.5);
+  });
+
+  test("a run's writer inserts the rows of dates with no snapshot as new (by COPY on the embedded store) and upserts the rest", async () => {
+    const w = await openTestDb(backend);
+    try {
+      const symbols = [...new Set(docs.map((d) => d.symbol))];
+      await w.db.query(`INSERT INTO securities (symbol, name, data_source) SELECT s, s, 'synthetic' FROM unnest($1::text[]) AS s`, [symbols]);
+      const dates = [...new Set(docs.map((d) => d.date))].sort();
+      const row = (d: (typeof docs)[number], producedAt = PRODUCED_AT): store.SnapshotRow => ({ symbol: d.symbol, analysisDate: d.date, doc: d.text, producedAt, pipelineVersion: PIPELINE_VERSION });
+      // The first date already holds half of its symbols, from an older run.
+      const before = docs.filter((d) => d.date === dates[0]).slice(0, Math.ceil(symbols.length / 2));
+      await store.upsertSnapshots(w.db, before.map((d) => ({ ...row(d, '2026-01-01T00:00:00.000Z'), doc: '{"old": true}', pipelineVersion: 'older' })));
+      const again = docs.find((d) => d.date === dates[1]) as (typeof docs)[number];
+      const copies: string[] = [];
+      const written = await w.db.transaction(async (tx) => {
+        const counted: Queryable = {
+          query: (sql, params) => tx.query(sql, params),
+          exec: (sql) => tx.exec(sql),
+          ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
+        };
+        const write = store.snapshotWriter(counted);
+        const first = await write(docs.filter((d) => d.date !== dates[2]).map((d) => row(d)));
+        // A row given again, later and within one call, wins as in upsertSnapshots.
+        const second = await write([...docs.filter((d) => d.date === dates[2]).map((d) => row(d)), row(again, '2026-11-01T00:00:00.000Z')]);
+        return first + second;
+      });
+      expect(written).toBe(docs.length + 1);
+      // Dates 1 and 2 were fresh: on the embedded store each call COPYs them; PostgreSQL upserts everything.
+      expect(copies.length).toBe(backend === 'pglite' ? 2 : 0);
+      const stored = await w.db.query<{ symbol: string; date: string; produced: string; version: string; n: number }>(
+        `SELECT symbol, analysis_date::text AS date, to_char(produced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS produced, pipeline_version AS version,
+                count(*) OVER (PARTITION BY symbol, analysis_date)::int AS n
+           FROM analysis_snapshots ORDER BY analysis_date, symbol`,
+      );
+      expect(stored.length).toBe(docs.length);
+      expect(stored.every((r) => r.n === 1 && r.version === PIPELINE_VERSION)).toBe(true);
+      const expected = await jsonbTexts(w.db, docs.map((d) => d.text));
+      for (const [i, d] of docs.entries()) {
+        expect((await store.snapshotOn(w.db, d.symbol, d.date))?.docText).toBe(expected[i]);
+        const produced = stored.find((r) => r.symbol === d.symbol && r.date === d.date)?.produced;
+        expect(produced).toBe(d === again ? '2026-11-01T00:00:00.000Z' : PRODUCED_AT);
+      }
+    } finally {
+      await w.drop();
+    }
   });
 
   test('a store written before packing keeps its jsonb rows readable beside packed ones, and a rewrite packs them', async () => {
