@@ -5,15 +5,11 @@
  * start-up steps with bulk work to do run in a child process of their own (cli/start-up-child.ts) that
  * opens the store, runs them, closes it and exits before this process opens it.
  */
-import { fork } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
-import { ensureRecentAnalysis, type AnalyzeSummary, type PipelinePhase, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
 import { countSecurities, recentTradingDates, snapshotCoverage } from '../subgraphs/analysis/store.js';
 import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
 import { ensureSampledHistory, missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
@@ -22,6 +18,7 @@ import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
+import { embeddedStoreIsNew, startUpStepsInChild } from './start-up-fork.js';
 
 export interface StartOptions {
   /** Use this store instead of opening the configured one (tests); it is not closed by close(). */
@@ -44,6 +41,12 @@ export interface StartOptions {
    * again). Progress comes through the callbacks above; `signal` is forwarded. npm start: START_UP_CHILD.
    */
   startUpInChild?: boolean;
+  /**
+   * The start-up child, already forked by the caller (cli/start.ts forks it before loading this module
+   * when the embedded store does not exist yet: start-up-fork.ts) for these origins' subgraphs, with the
+   * callbacks and `signal` above: its report is awaited instead of forking one.
+   */
+  startUpChild?: Promise<StartUpReport>;
 }
 
 export interface RunningPlatform {
@@ -84,10 +87,10 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
       const store = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
       // Requests wait at most DB_QUERY_TIMEOUT_MS for the store (then 503).
       const openOrigins = () => openDb({ ...store, queryTimeoutMs: config.dbQueryTimeoutMs });
-      let inChild = false;
-      if (ownsDb && options.startUpInChild && (config.databaseUrl || config.dataDir)) {
+      let inChild = ownsDb && options.startUpChild !== undefined;
+      if (ownsDb && !inChild && options.startUpInChild && (config.databaseUrl || config.dataDir)) {
         // An embedded store not created yet has everything to do: it is created by the child alone.
-        if (config.databaseUrl || fs.existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'))) {
+        if (!embeddedStoreIsNew(config)) {
           db = await openOrigins();
           inChild = await bulkWorkPending(config, subgraphs, db);
           // Only one process may hold an embedded store: the child opens it once this one has closed it.
@@ -96,7 +99,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
       }
       if (inChild) {
         db = undefined;
-        steps = await startUpStepsInChild(config, subgraphs, options);
+        steps = await (options.startUpChild ?? startUpStepsInChild(config, subgraphs, options));
         if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
         db = await openOrigins();
       } else {
@@ -282,58 +285,4 @@ export async function runStartUpStepsAlone(config: Config, subgraphs: readonly S
   } finally {
     await db.close();
   }
-}
-
-/** What the start-up child tells its parent over IPC. */
-export type StartUpMessage =
-  | { type: 'progress'; step: 'demo'; done: number; total: number }
-  | { type: 'progress'; step: 'analysis' | 'history'; phase: PipelinePhase; done: number; total: number }
-  | { type: 'report'; report: StartUpReport }
-  | { type: 'error'; message: string; storageFull: boolean };
-
-/** What the parent tells the start-up child: stop after the current step (Ctrl-C, SIGTERM). */
-export type StartUpCommand = { type: 'abort' };
-
-const START_UP_CHILD_JS = fileURLToPath(new URL('./start-up-child.js', import.meta.url));
-
-/**
- * Runs the start-up steps in a child process (cli/start-up-child.ts, on the environment's config) and
- * resolves with its report once it has exited (the store is then free). Progress is relayed to the
- * callbacks; aborting `signal` tells the child to stop after its current step; the child is killed if
- * this process exits first, and exits itself if this one dies (its IPC channel closes). A child that
- * ends without a report fails the start, saying how it ended.
- */
-function startUpStepsInChild(config: Config, subgraphs: readonly Subgraph[], options: StartOptions): Promise<StartUpReport> {
-  return new Promise((resolve, reject) => {
-    const child = fork(START_UP_CHILD_JS, [...subgraphs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
-    const killChild = () => child.kill('SIGKILL');
-    process.once('exit', killChild);
-    const abort = () => {
-      if (child.connected) child.send({ type: 'abort' } satisfies StartUpCommand);
-    };
-    options.signal?.addEventListener('abort', abort, { once: true });
-    if (options.signal?.aborted) abort();
-    let report: StartUpReport | undefined;
-    let failure: Error | undefined;
-    child.on('message', (message: StartUpMessage) => {
-      if (message.type === 'progress') {
-        if (message.step === 'demo') options.onDemoProgress?.(message.done, message.total);
-        else (message.step === 'analysis' ? options.onAnalysisProgress : options.onHistoryProgress)?.(message.phase, message.done, message.total);
-      } else if (message.type === 'report') report = message.report;
-      else failure = message.storageFull ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : new Error(message.message);
-    });
-    child.on('error', (err) => {
-      failure ??= new Error(`the start-up steps could not run in a process of their own: ${err.message}`);
-    });
-    child.on('exit', (code, signal) => {
-      process.off('exit', killChild);
-      options.signal?.removeEventListener('abort', abort);
-      if (report && code === 0) resolve(report);
-      else
-        reject(
-          failure ??
-            new Error(`the start-up steps' process (pid ${child.pid}) ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before it finished; the store keeps what it committed, run npm start again`),
-        );
-    });
-  });
 }

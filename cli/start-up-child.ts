@@ -7,7 +7,8 @@
  */
 import { loadConfig, SUBGRAPHS, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull } from '../subgraphs/platform/db.js';
-import { runStartUpStepsAlone, type StartUpCommand, type StartUpMessage } from './platform.js';
+import { runStartUpStepsAlone } from './platform.js';
+import type { StartUpCommand, StartUpMessage } from './start-up-fork.js';
 
 async function main(): Promise<void> {
   const send = (message: StartUpMessage) =>

@@ -4,15 +4,16 @@
  * subgraphs run on the main thread, which owns the store; the gateway runs in a worker thread of its
  * own (GATEWAY_THREAD=false: on the main thread too), so the two use two cores. Start-up steps with bulk
  * work to do (a first start's demo market and analysis) run before, in a child process of their own that
- * exits before the origins open the store (START_UP_CHILD=false: in this process).
+ * exits before the origins open the store (START_UP_CHILD=false: in this process). When the embedded
+ * store does not exist yet, that child is forked first, and creates the store while this process loads
+ * the origins' modules.
  */
 import { SingleBar } from 'cli-progress';
-import { ConfigError, loadConfig, ORIGINS, type Config, type Origin } from '../subgraphs/platform/config.js';
+import { ConfigError, loadConfig, ORIGINS, SUBGRAPHS, type Config, type Origin } from '../subgraphs/platform/config.js';
 import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
-import { formatStartUpTimings, startPlatform, type RunningPlatform } from './platform.js';
-import { formatAnalyzeSummary } from './analyze-report.js';
-import { signsDevIdTokens } from '../subgraphs/platform/dev-secret.js';
-import { startGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
+import type { RunningPlatform, StartOptions } from './platform.js';
+import { prepareGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
+import { embeddedStoreIsNew, startUpStepsInChild } from './start-up-fork.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -63,19 +64,33 @@ async function main(): Promise<void> {
   const demoBar = lazyBar(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`, 'demo market', 'symbols');
   // The gateway in its own thread starts once the subgraphs listen (it is given where they do).
   const gatewayThread = origins.includes('gateway') && config.gateway.thread;
-  const running = await startPlatform(config, gatewayThread ? origins.filter((o) => o !== 'gateway') : origins, {
+  const platformOrigins = gatewayThread ? origins.filter((o) => o !== 'gateway') : origins;
+  const startUpOptions: Pick<StartOptions, 'signal' | 'onDemoProgress' | 'onAnalysisProgress' | 'onHistoryProgress'> = {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
     onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
     onDemoProgress: demoBar,
-    startUpInChild: config.startUpChild,
-  });
+  };
+  // A store that does not exist yet is created and filled by the start-up child: it is forked before the
+  // origins' modules load (a second or two), and creates the store meanwhile.
+  const subgraphs = SUBGRAPHS.filter((s) => platformOrigins.includes(s));
+  const startUpChild = config.startUpChild && subgraphs.length > 0 && embeddedStoreIsNew(config) ? startUpStepsInChild(config, subgraphs, startUpOptions) : undefined;
+  // Its failure is reported where startPlatform awaits it, not as an unhandled rejection before.
+  startUpChild?.catch(() => undefined);
+  // The gateway thread loads its modules meanwhile too; it starts once the subgraphs listen.
+  const preparedGateway = gatewayThread ? prepareGatewayThread() : undefined;
+  const [{ formatStartUpTimings, startPlatform }, { formatAnalyzeSummary }, { signsDevIdTokens }] = await Promise.all([
+    import('./platform.js'),
+    import('./analyze-report.js'),
+    import('../subgraphs/platform/dev-secret.js'),
+  ]);
+  const running = await startPlatform(config, platformOrigins, { ...startUpOptions, startUpInChild: config.startUpChild, startUpChild });
   if (stopping) return shutDown(running);
   const urls = { ...running.urls };
-  if (gatewayThread) {
+  if (preparedGateway) {
     // A Ctrl-C while the thread starts is acted on once it has (platform is set after it).
     try {
-      gateway = await startGatewayThread(withLocalSubgraphs(config, running.urls), (reason) => {
+      gateway = await preparedGateway.start(withLocalSubgraphs(config, running.urls), (reason) => {
         if (stopping) return;
         stopping = true;
         console.error(`tradegraph: the gateway thread stopped unexpectedly: ${reason}`);

@@ -9,8 +9,8 @@ import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 
 /** What the worker says to the thread that started it. */
 export type FromGatewayThread = { type: 'listening'; url: string } | { type: 'failed'; message: string } | { type: 'closed' };
-/** What the starting thread says to the worker. */
-export type ToGatewayThread = { type: 'close' };
+/** What the starting thread says to the worker: start with this configuration (once), or close. */
+export type ToGatewayThread = { type: 'start'; config: Config } | { type: 'close' };
 
 export interface GatewayThread {
   url: string;
@@ -29,49 +29,83 @@ export function withLocalSubgraphs(config: Config, urls: Partial<Record<Subgraph
   return { ...config, gateway: { ...config.gateway, subgraphUrls: { ...config.gateway.subgraphUrls, ...local } } };
 }
 
+/** A gateway thread loading its modules, not started yet (prepareGatewayThread). */
+export interface PreparedGatewayThread {
+  /**
+   * Starts the gateway origin on `config` and resolves once it listens. `onUnexpectedExit` is called if
+   * the thread ends later without close() (an error nothing caught, say), with the reason. A start that
+   * fails (a bad supergraph or manifest, a port in use, modules that failed to load) rejects with the
+   * worker's message. At most once.
+   */
+  start(config: Config, onUnexpectedExit: (reason: string) => void): Promise<GatewayThread>;
+}
+
 /**
- * Starts the gateway origin in a worker thread and resolves once it listens. `onUnexpectedExit` is
- * called if the thread ends later without close() (an error nothing caught, say), with the reason.
- * A start that fails (a bad supergraph or manifest, a port in use) rejects with the worker's message.
+ * A worker thread for the gateway origin that starts loading the gateway's modules now, to be started
+ * later (npm start prepares it while the start-up steps run). Until it is started it does not keep the
+ * process alive: a start that fails or is stopped before exits without it.
  */
-export function startGatewayThread(config: Config, onUnexpectedExit: (reason: string) => void): Promise<GatewayThread> {
-  const worker = new Worker(new URL('./thread-worker.js', import.meta.url), { workerData: { config } });
+export function prepareGatewayThread(): PreparedGatewayThread {
+  const worker = new Worker(new URL('./thread-worker.js', import.meta.url));
+  let failure: string | undefined;
+  let exitCode: number | undefined;
   let closing = false;
   let listening = false;
-  // Settled when the thread has exited: rejected when a close() it was asked for failed to drain.
-  let closed: (failure?: string) => void = () => {};
-  const whenClosed = new Promise<void>((resolve, reject) => (closed = (failure) => (failure === undefined ? resolve() : reject(new Error(failure)))));
-  whenClosed.catch(() => undefined); // observed by close(); unobserved when the thread never listened
-  return new Promise<GatewayThread>((resolve, reject) => {
-    let failure: string | undefined;
-    worker.on('message', (message: FromGatewayThread) => {
-      if (message.type === 'listening') {
-        listening = true;
-        resolve({
-          url: message.url,
-          threadId: worker.threadId,
-          close: async () => {
-            if (closing) return whenClosed;
-            closing = true;
-            worker.postMessage({ type: 'close' } satisfies ToGatewayThread);
-            await whenClosed;
-          },
-        });
-      } else if (message.type === 'failed') {
-        failure = message.message;
-      } else if (message.type === 'closed') {
-        // The origin has drained; what the thread still holds open (idle keep-alive sockets) goes with it.
-        void worker.terminate();
-      }
-    });
-    worker.on('error', (err) => {
-      failure ??= err.stack ?? err.message;
-    });
-    worker.on('exit', (code) => {
-      closed(closing && failure !== undefined ? failure : undefined);
-      const reason = failure ?? `the gateway thread exited with code ${code}`;
-      if (!listening) reject(new Error(reason));
-      else if (!closing) onUnexpectedExit(reason);
-    });
+  let onMessage: (message: FromGatewayThread) => void = () => {};
+  let onExit: (code: number) => void = () => {};
+  worker.on('message', (message: FromGatewayThread) => onMessage(message));
+  worker.on('error', (err) => {
+    failure ??= err.stack ?? err.message;
   });
+  worker.on('exit', (code) => {
+    exitCode = code;
+    onExit(code);
+  });
+  // After the listeners: adding a 'message' listener refs the thread again.
+  worker.unref();
+  let started = false;
+  return {
+    start(config, onUnexpectedExit) {
+      if (started) return Promise.reject(new Error('the gateway thread was started already'));
+      started = true;
+      let closed: (failure?: string) => void = () => {};
+      const whenClosed = new Promise<void>((resolve, reject) => (closed = (reason) => (reason === undefined ? resolve() : reject(new Error(reason)))));
+      whenClosed.catch(() => undefined); // observed by close(); unobserved when the thread never listened
+      return new Promise<GatewayThread>((resolve, reject) => {
+        onMessage = (message) => {
+          if (message.type === 'listening') {
+            listening = true;
+            resolve({
+              url: message.url,
+              threadId: worker.threadId,
+              close: async () => {
+                if (closing) return whenClosed;
+                closing = true;
+                worker.postMessage({ type: 'close' } satisfies ToGatewayThread);
+                await whenClosed;
+              },
+            });
+          } else if (message.type === 'failed') {
+            failure = message.message;
+          } else if (message.type === 'closed') {
+            void worker.terminate();
+          }
+        };
+        onExit = (code) => {
+          closed(closing && failure !== undefined ? failure : undefined);
+          const reason = failure ?? `the gateway thread exited with code ${code}`;
+          if (!listening) reject(new Error(reason));
+          else if (!closing) onUnexpectedExit(reason);
+        };
+        if (exitCode !== undefined) return onExit(exitCode);
+        worker.ref();
+        worker.postMessage({ type: 'start', config } satisfies ToGatewayThread);
+      });
+    },
+  };
+}
+
+/** Starts the gateway origin in a worker thread and resolves once it listens (PreparedGatewayThread.start). */
+export function startGatewayThread(config: Config, onUnexpectedExit: (reason: string) => void): Promise<GatewayThread> {
+  return prepareGatewayThread().start(config, onUnexpectedExit);
 }

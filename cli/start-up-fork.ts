@@ -1,0 +1,81 @@
+/**
+ * The start-up child's process (cli/start-up-child.ts), seen from npm start: forking it, relaying its
+ * progress, forwarding an abort, and its report once it has exited. Kept apart from cli/platform.ts, whose
+ * imports (every origin, the gateway, the pipelines) take npm start a second or two to load: on a store
+ * that does not exist yet the child is forked before they are (cli/start.ts), and it creates the store
+ * meanwhile.
+ */
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config, Subgraph } from '../subgraphs/platform/config.js';
+import { StorageFullError } from '../subgraphs/platform/db.js';
+import type { PipelinePhase } from '../subgraphs/analysis/pipeline.js';
+import type { StartOptions, StartUpReport } from './platform.js';
+
+/**
+ * Whether the configured store is an embedded one that does not exist yet: it has everything to do, and
+ * the start-up child creates it alone.
+ */
+export function embeddedStoreIsNew(config: Config): boolean {
+  return !config.databaseUrl && Boolean(config.dataDir) && !fs.existsSync(path.join(config.dataDir, 'pglite', 'PG_VERSION'));
+}
+
+/** What the start-up child tells its parent over IPC. */
+export type StartUpMessage =
+  | { type: 'progress'; step: 'demo'; done: number; total: number }
+  | { type: 'progress'; step: 'analysis' | 'history'; phase: PipelinePhase; done: number; total: number }
+  | { type: 'report'; report: StartUpReport }
+  | { type: 'error'; message: string; storageFull: boolean };
+
+/** What the parent tells the start-up child: stop after the current step (Ctrl-C, SIGTERM). */
+export type StartUpCommand = { type: 'abort' };
+
+const START_UP_CHILD_JS = fileURLToPath(new URL('./start-up-child.js', import.meta.url));
+
+/**
+ * Runs the start-up steps in a child process (cli/start-up-child.ts, on the environment's config) and
+ * resolves with its report once it has exited (the store is then free). Progress is relayed to the
+ * callbacks; aborting `signal` tells the child to stop after its current step; the child is killed if
+ * this process exits first, and exits itself if this one dies (its IPC channel closes). A child that
+ * ends without a report fails the start, saying how it ended.
+ */
+export function startUpStepsInChild(
+  config: Config,
+  subgraphs: readonly Subgraph[],
+  options: Pick<StartOptions, 'signal' | 'onDemoProgress' | 'onAnalysisProgress' | 'onHistoryProgress'>,
+): Promise<StartUpReport> {
+  return new Promise((resolve, reject) => {
+    const child = fork(START_UP_CHILD_JS, [...subgraphs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    const killChild = () => child.kill('SIGKILL');
+    process.once('exit', killChild);
+    const abort = () => {
+      if (child.connected) child.send({ type: 'abort' } satisfies StartUpCommand);
+    };
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
+    let report: StartUpReport | undefined;
+    let failure: Error | undefined;
+    child.on('message', (message: StartUpMessage) => {
+      if (message.type === 'progress') {
+        if (message.step === 'demo') options.onDemoProgress?.(message.done, message.total);
+        else (message.step === 'analysis' ? options.onAnalysisProgress : options.onHistoryProgress)?.(message.phase, message.done, message.total);
+      } else if (message.type === 'report') report = message.report;
+      else failure = message.storageFull ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : new Error(message.message);
+    });
+    child.on('error', (err) => {
+      failure ??= new Error(`the start-up steps could not run in a process of their own: ${err.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      process.off('exit', killChild);
+      options.signal?.removeEventListener('abort', abort);
+      if (report && code === 0) resolve(report);
+      else
+        reject(
+          failure ??
+            new Error(`the start-up steps' process (pid ${child.pid}) ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before it finished; the store keeps what it committed, run npm start again`),
+        );
+    });
+  });
+}
