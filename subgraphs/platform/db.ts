@@ -65,6 +65,11 @@ export interface Db extends Queryable {
    * a wrapper without it (a test double) simply skips the step.
    */
   checkpoint?(): Promise<void>;
+  /**
+   * The embedded store's files as one uncompressed tar (PGlite's dump), which openPglite's `restoreFrom`
+   * starts a store from without creating one afresh (about 0.4 s against 1.3 s). Embedded store only.
+   */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -391,8 +396,8 @@ const PGLITE_INITDB = ['--wal-segsize=1'];
  * before and failed to initialise is removed again: the next start initialises it afresh instead of
  * failing on a half-written directory.
  */
-async function startEngine(dataDir: string | undefined): Promise<PGlite> {
-  if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers });
+async function startEngine(dataDir: string | undefined, restoreFrom?: Blob): Promise<PGlite> {
+  if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers, ...(restoreFrom && { loadDataDir: restoreFrom }) });
   const engineDir = path.join(dataDir, 'pglite');
   const fresh = !fs.existsSync(engineDir);
   try {
@@ -434,7 +439,8 @@ async function dropPreallocatedWal(lite: PGlite, walDir: string): Promise<void> 
 }
 
 /** Embedded PostgreSQL (WASM) on disk under dataDir (or in memory when dataDir is undefined). */
-export async function openPglite(dataDir: string | undefined, options: { queryTimeoutMs?: number } = {}): Promise<Db> {
+export async function openPglite(dataDir: string | undefined, options: { queryTimeoutMs?: number; restoreFrom?: Blob } = {}): Promise<Db> {
+  if (dataDir && options.restoreFrom) throw new Error('openPglite: restoreFrom starts a store in memory only');
   let unlock = () => {};
   if (dataDir) {
     try {
@@ -446,7 +452,7 @@ export async function openPglite(dataDir: string | undefined, options: { queryTi
   }
   let lite: PGlite | undefined;
   try {
-    lite = await startEngine(dataDir);
+    lite = await startEngine(dataDir, options.restoreFrom);
   } catch (err) {
     await lite?.close().catch(() => undefined);
     unlock();
@@ -575,6 +581,7 @@ function pgliteDb(started: PGlite, dataDir: string | undefined, unlock: () => vo
         if (dataDir) await dropPreallocatedWal(l, path.join(dataDir, 'pglite', 'pg_wal'));
       });
     },
+    dumpDataDir: () => inTurn(deadline, (l) => l.dumpDataDir('none')),
     async close() {
       if (closed) return;
       closed = true;

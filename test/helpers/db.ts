@@ -2,13 +2,19 @@
  * A fresh store per test file. PGlite (in memory) always; PostgreSQL too when TEST_DATABASE_URL names
  * a server (.ci/run sets it): each file then gets its own new database, dropped afterwards.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { ALL_MIGRATIONS } from '../../app/migrations.js';
 import { openPglite, openPostgres, type Db, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
+import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 
 export type Backend = 'pglite' | 'postgres';
+
+const PGLITE_VERSION = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * The stores a suite runs on: PGlite, and PostgreSQL when TEST_DATABASE_URL is set. TEST_BACKENDS=postgres
@@ -41,10 +47,37 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   return { url: url.toString(), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
 }
 
+/**
+ * A new in-memory store's files (migrated or not), dumped once per machine and set of migrations into the
+ * temporary directory and restored by every test store after: a store restored takes about 0.4 s where
+ * creating one takes 1.3 s and migrating it more. Keyed by the engine's version and the migrations' text;
+ * test files running side by side that both miss it both write it, each whole and then renamed into place.
+ */
+async function pgliteTemplate(migrated: boolean): Promise<Blob> {
+  const key = createHash('sha256')
+    .update(JSON.stringify([PGLITE_VERSION, migrated ? ALL_MIGRATIONS.map((m) => [m.version, m.sql]) : null]))
+    .digest('hex')
+    .slice(0, 16);
+  const file = path.join(os.tmpdir(), `tradegraph-test-store-${key}.tar`);
+  if (!fs.existsSync(file)) {
+    const db = await openPglite(undefined);
+    try {
+      if (migrated) await migrate(db, ALL_MIGRATIONS);
+      const dump = await (db.dumpDataDir as () => Promise<Blob>)();
+      const part = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      fs.writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
+      fs.renameSync(part, file);
+    } finally {
+      await db.close();
+    }
+  }
+  return new Blob([fs.readFileSync(file)]);
+}
+
 export async function openTestDb(backend: Backend, options: { migrate?: boolean } = {}): Promise<TestDb> {
   let testDb: TestDb;
   if (backend === 'pglite') {
-    const db = await openPglite(undefined);
+    const db = await openPglite(undefined, { restoreFrom: await pgliteTemplate(options.migrate !== false) });
     testDb = { db, drop: () => db.close() };
   } else {
     const database = await createPostgresDatabase();
