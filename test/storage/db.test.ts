@@ -148,3 +148,26 @@ describe('PGlite on disk', () => {
     await second.close();
   });
 });
+
+describe('PGlite from a dump', () => {
+  it('a store restored from a dump holds what the dumped one did, and the two change apart', async () => {
+    const source = await openPglite(undefined);
+    try {
+      await migrate(source, ALL_MIGRATIONS);
+      await store.upsertSecurities(source, [ACME]);
+      const dump = await (source.dumpDataDir as () => Promise<Blob>)();
+      const restored = await openPglite(undefined, { restoreFrom: dump });
+      try {
+        expect((await migrate(restored, ALL_MIGRATIONS)).applied).toEqual([]);
+        expect(await store.findSecurity(restored, 'ACME')).toEqual(ACME);
+        await store.upsertSecurities(restored, [{ ...ACME, symbol: 'ONLY' }]);
+        expect(await store.findSecurity(source, 'ONLY')).toBeNull();
+      } finally {
+        await restored.close();
+      }
+      await expect(openPglite(os.tmpdir(), { restoreFrom: dump })).rejects.toThrow(/in memory only/);
+    } finally {
+      await source.close();
+    }
+  });
+});
