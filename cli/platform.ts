@@ -8,8 +8,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../app/origins.js';
-import { ensureDemoMarket, type DemoLoadReport, type Progress } from '../subgraphs/analysis/market-data.js';
-import { ensureRecentAnalysis, type AnalyzeSummary, type PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import { ensureDemoMarket, type DemoLoadReport } from '../subgraphs/analysis/market-data.js';
+import { ensureRecentAnalysis, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';
 import { countSecurities, recentTradingDates, snapshotCoverage } from '../subgraphs/analysis/store.js';
 import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
 import { ensureSampledHistory, missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
@@ -18,21 +18,13 @@ import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
-import { embeddedStoreIsNew, startUpStepsInChild } from './start-up-fork.js';
+import { embeddedStoreIsNew, startUpStepsInChild, type StartUpFollow, type StartUpReport, type StartUpTiming } from './start-up-fork.js';
 
-export interface StartOptions {
+export interface StartOptions extends StartUpFollow {
   /** Use this store instead of opening the configured one (tests); it is not closed by close(). */
   db?: Db;
   /** Gateway only: a fixed supergraph SDL instead of the file (SUPERGRAPH_PATH or the committed one). */
   supergraphSdl?: string;
-  onDemoProgress?: Progress;
-  onAnalysisProgress?: PipelineProgress;
-  onHistoryProgress?: PipelineProgress;
-  /**
-   * Aborting stops the start between steps (after the demo load, or during the start-up analysis,
-   * which then rolls back): the platform comes back with nothing listening, ready to be closed.
-   */
-  signal?: AbortSignal;
   /**
    * Start-up steps with bulk work to do (a store without the demo market, the recent analysis or the
    * sampled history) run in a child process of their own, which exits before the origins open the store:
@@ -49,21 +41,10 @@ export interface StartOptions {
   startUpChild?: Promise<StartUpReport>;
 }
 
-export interface RunningPlatform {
+export interface RunningPlatform extends StartUpReport {
   urls: Partial<Record<Origin, string>>;
   apps: Partial<Record<Origin, FastifyInstance>>;
   db: Db | undefined;
-  demo: DemoLoadReport | null;
-  /** The demo book created on this start (DEMO_DATA, allocation origin), or null when it existed or there is no demo market. */
-  demoBook: DemoBookReport | null;
-  /** The start-up analysis run, or null when the latest trading day already had snapshots. */
-  analysis: AnalyzeSummary | null;
-  /** The sampled history analysed on start (ANALYZE_HISTORY_EVERY), or null when none was missing or it is off. */
-  history: AnalyzeSummary | null;
-  /** The evidence measured on start, or null when ANALYZE_HISTORY_EVERY is 0. */
-  evidence: EvidenceRefresh | null;
-  /** How long each start-up step took, in the order they ran (steps that did not run are absent). */
-  timings: StartUpTiming[];
   /** Stops accepting requests, drains in-flight ones, then closes the store (nothing is lost). */
   close(): Promise<void>;
 }
@@ -146,13 +127,6 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
     throw isStorageFull(err) && !(err instanceof StorageFullError) ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : err;
   }
   return { urls, apps, db, ...steps, close };
-}
-
-export type StartUpReport = Pick<RunningPlatform, 'demo' | 'demoBook' | 'analysis' | 'history' | 'evidence' | 'timings'>;
-
-export interface StartUpTiming {
-  step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'history' | 'evidence' | 'store settled';
-  ms: number;
 }
 
 /** One line for the console: `Start-up steps: migrations 0.1 s, demo market 6.4 s, ...` (bench/store.ts reads it). */

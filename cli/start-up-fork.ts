@@ -11,8 +11,42 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { StorageFullError } from '../subgraphs/platform/db.js';
-import type { PipelinePhase } from '../subgraphs/analysis/pipeline.js';
-import type { StartOptions, StartUpReport } from './platform.js';
+import type { DemoLoadReport, Progress } from '../subgraphs/analysis/market-data.js';
+import type { AnalyzeSummary, PipelinePhase, PipelineProgress } from '../subgraphs/analysis/pipeline.js';
+import type { DemoBookReport } from './demo-book.js';
+import type { EvidenceRefresh } from './evidence-history.js';
+
+/** What the start-up steps did (cli/platform.ts runs them), here or in the start-up child. */
+export interface StartUpReport {
+  demo: DemoLoadReport | null;
+  /** The demo book created on this start (DEMO_DATA, allocation origin), or null when it existed or there is no demo market. */
+  demoBook: DemoBookReport | null;
+  /** The start-up analysis run, or null when the latest trading day already had snapshots. */
+  analysis: AnalyzeSummary | null;
+  /** The sampled history analysed on start (ANALYZE_HISTORY_EVERY), or null when none was missing or it is off. */
+  history: AnalyzeSummary | null;
+  /** The evidence measured on start, or null when ANALYZE_HISTORY_EVERY is 0. */
+  evidence: EvidenceRefresh | null;
+  /** How long each start-up step took, in the order they ran (steps that did not run are absent). */
+  timings: StartUpTiming[];
+}
+
+export interface StartUpTiming {
+  step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'history' | 'evidence' | 'store settled';
+  ms: number;
+}
+
+/** How a caller follows the start-up steps: their progress, and a signal that stops them. */
+export interface StartUpFollow {
+  onDemoProgress?: Progress;
+  onAnalysisProgress?: PipelineProgress;
+  onHistoryProgress?: PipelineProgress;
+  /**
+   * Aborting stops the start between steps (after the demo load, or during the start-up analysis,
+   * which then rolls back): the platform comes back with nothing listening, ready to be closed.
+   */
+  signal?: AbortSignal;
+}
 
 /**
  * Whether the configured store is an embedded one that does not exist yet: it has everything to do, and
@@ -44,7 +78,7 @@ const START_UP_CHILD_JS = fileURLToPath(new URL('./start-up-child.js', import.me
 export function startUpStepsInChild(
   config: Config,
   subgraphs: readonly Subgraph[],
-  options: Pick<StartOptions, 'signal' | 'onDemoProgress' | 'onAnalysisProgress' | 'onHistoryProgress'>,
+  options: StartUpFollow,
 ): Promise<StartUpReport> {
   return new Promise((resolve, reject) => {
     const child = fork(START_UP_CHILD_JS, [...subgraphs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });

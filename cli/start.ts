@@ -11,9 +11,9 @@
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig, ORIGINS, SUBGRAPHS, type Config, type Origin } from '../subgraphs/platform/config.js';
 import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
-import type { RunningPlatform, StartOptions } from './platform.js';
+import type { RunningPlatform } from './platform.js';
 import { prepareGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
-import { embeddedStoreIsNew, startUpStepsInChild } from './start-up-fork.js';
+import { embeddedStoreIsNew, startUpStepsInChild, type StartUpFollow } from './start-up-fork.js';
 
 function parseOrigins(args: string[]): Origin[] {
   if (args.includes('--help') || args.includes('-h')) {
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   // The gateway in its own thread starts once the subgraphs listen (it is given where they do).
   const gatewayThread = origins.includes('gateway') && config.gateway.thread;
   const platformOrigins = gatewayThread ? origins.filter((o) => o !== 'gateway') : origins;
-  const startUpOptions: Pick<StartOptions, 'signal' | 'onDemoProgress' | 'onAnalysisProgress' | 'onHistoryProgress'> = {
+  const startUpOptions: StartUpFollow = {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
     onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
