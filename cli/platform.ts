@@ -30,13 +30,13 @@ export interface StartOptions extends StartUpFollow {
    * sampled history) run in a child process of their own, which exits before the origins open the store:
    * the native memory the batch work leaves (worker threads' allocator arenas, PGlite's WebAssembly
    * memory, which only grows) goes with it. The config must be the environment's (the child loads it
-   * again). Progress comes through the callbacks above; `signal` is forwarded. npm start: START_UP_CHILD.
+   * again). Progress comes through the StartUpFollow callbacks; `signal` is forwarded. npm start: START_UP_CHILD.
    */
   startUpInChild?: boolean;
   /**
    * The start-up child, already forked by the caller (cli/start.ts forks it before loading this module
    * when the embedded store does not exist yet: start-up-fork.ts) for these origins' subgraphs, with the
-   * callbacks and `signal` above: its report is awaited instead of forking one.
+   * StartUpFollow callbacks and `signal`: its report is awaited instead of forking one.
    */
   startUpChild?: Promise<StartUpReport>;
 }

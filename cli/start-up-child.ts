@@ -7,7 +7,6 @@
  */
 import { loadConfig, SUBGRAPHS, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull } from '../subgraphs/platform/db.js';
-import { runStartUpStepsAlone } from './platform.js';
 import type { StartUpCommand, StartUpMessage } from './start-up-fork.js';
 
 async function main(): Promise<void> {
@@ -24,6 +23,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop.abort());
   process.on('message', (command: StartUpCommand) => command.type === 'abort' && stop.abort());
   try {
+    // Loaded after the handlers above (it takes a second or two): a Ctrl-C or an abort meanwhile is kept.
+    const { runStartUpStepsAlone } = await import('./platform.js');
     const subgraphs = process.argv.slice(2).filter((a): a is Subgraph => (SUBGRAPHS as readonly string[]).includes(a));
     const report = await runStartUpStepsAlone(loadConfig(), subgraphs, {
       signal: stop.signal,

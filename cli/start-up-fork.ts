@@ -1,9 +1,9 @@
 /**
  * The start-up child's process (cli/start-up-child.ts), seen from npm start: forking it, relaying its
  * progress, forwarding an abort, and its report once it has exited. Kept apart from cli/platform.ts, whose
- * imports (every origin, the gateway, the pipelines) take npm start a second or two to load: on a store
- * that does not exist yet the child is forked before they are (cli/start.ts), and it creates the store
- * meanwhile.
+ * imports (every origin, the gateway, the pipelines; this module loads none of them) take npm start a
+ * second or two to load: on a store that does not exist yet the child is forked before they are
+ * (cli/start.ts), and it creates the store meanwhile.
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -105,6 +105,8 @@ export function startUpStepsInChild(
       process.off('exit', killChild);
       options.signal?.removeEventListener('abort', abort);
       if (report && code === 0) resolve(report);
+      // Stopped on purpose (Ctrl-C reaches the child too): whatever it committed stays, as after an abort.
+      else if (options.signal?.aborted && failure === undefined) resolve({ demo: null, demoBook: null, analysis: null, history: null, evidence: null, timings: [] });
       else
         reject(
           failure ??

@@ -104,8 +104,3 @@ export function prepareGatewayThread(): PreparedGatewayThread {
     },
   };
 }
-
-/** Starts the gateway origin in a worker thread and resolves once it listens (PreparedGatewayThread.start). */
-export function startGatewayThread(config: Config, onUnexpectedExit: (reason: string) => void): Promise<GatewayThread> {
-  return prepareGatewayThread().start(config, onUnexpectedExit);
-}

@@ -376,10 +376,12 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
  * A run's snapshot writes, for a caller that writes each (symbol, date) once, in one transaction: rows on a
  * date that had no snapshot when the writer first saw it (it asks the store once per date, before writing
  * any of them) are new, and on the embedded store they go in by one binary COPY per call, the engine
- * reading each value's bytes as they are (for a first start's 66,500 snapshots about 40 us each against
- * 130 us for upsertSnapshots' multi-row INSERT, whose every document travels as a hex string). The foreign
- * key is checked row by row as usual. Every other row, and every row on PostgreSQL, goes through
- * upsertSnapshots; so does a (symbol, date) given a second time. Returns the number written per call.
+ * reading each value's bytes as they are (about 40 us a row against 130 us for upsertSnapshots' multi-row
+ * INSERT, whose every document travels as a hex string; a first start writes 66,500). The foreign key is
+ * checked row by row as usual. Every other row, and every row on PostgreSQL, goes through
+ * upsertSnapshots; so does a (symbol, date) given a second time, and a row whose producedAt the COPY
+ * cannot carry exactly (copy-binary.ts instantMicros). Returns the number of distinct (symbol, date)
+ * written per call, as upsertSnapshots does.
  */
 export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) => Promise<number> {
   /** Per date seen: the symbols written to it by COPY, or null when the date had snapshots already. */
@@ -397,10 +399,12 @@ export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) =>
     const upserted: SnapshotRow[] = [];
     for (const row of rows) {
       const symbols = fresh.get(row.analysisDate);
-      if (symbols && !symbols.has(row.symbol) && instantMicros(row.producedAt) !== null) {
-        symbols.add(row.symbol);
-        copied.push(row);
-      } else upserted.push(row);
+      // The first row of a (symbol, date) on a fresh date is remembered whichever way it goes, so that a
+      // later one is upserted after it (and wins) rather than COPYed into a key already taken.
+      const first = symbols !== undefined && symbols !== null && !symbols.has(row.symbol);
+      if (first) symbols.add(row.symbol);
+      if (first && instantMicros(row.producedAt) !== null) copied.push(row);
+      else upserted.push(row);
     }
     if (copied.length > 0) {
       const copy = new BinaryCopyWriter(copied.length * 2600);
@@ -412,7 +416,7 @@ export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) =>
     }
     // Rows given twice in one call, or again later: the later one wins, as in upsertSnapshots.
     if (upserted.length > 0) await upsertSnapshots(db, upserted);
-    return copied.length + upserted.length;
+    return new Set(rows.map((r) => `${r.symbol}|${r.analysisDate}`)).size;
   };
 }
 

@@ -22,8 +22,8 @@ const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:
 
 /**
  * Microseconds since 2000-01-01 UTC (timestamptz's binary form) of an ISO 8601 instant that names its
- * offset, or null when it is not one: a field out of range (a day the month does not have, hour 24), or
- * more precise than a millisecond (the pipeline's instants are Date's toISOString).
+ * offset, or null when it is not one: a field out of range (a day the month does not have, hour 24, an
+ * offset beyond 15:59), or more precise than a millisecond (the pipeline's instants are Date's toISOString).
  */
 export function instantMicros(value: string): number | null {
   const m = INSTANT.exec(value);
@@ -33,10 +33,12 @@ export function instantMicros(value: string): number | null {
   if (/[1-9]/.test(fraction.slice(3))) return null;
   const millis = Number(fraction.slice(0, 3).padEnd(3, '0'));
   const local = new Date(Date.UTC(year, month - 1, day, hour, minute, second, millis));
-  // Date.UTC rolls 02-30 over to March and 24:00 to the next day; the type refuses them, and so does this.
+  // Date.UTC rolls 02-30 over to March and 24:00 to the next day. The type refuses the first; it reads
+  // the second as the next midnight, which this leaves to the caller's text path rather than rewrite it.
   if (local.getUTCFullYear() !== year || local.getUTCMonth() !== month - 1 || local.getUTCDate() !== day || local.getUTCHours() !== hour || local.getUTCMinutes() !== minute || local.getUTCSeconds() !== second) return null;
   const offsetMinutes = m[8] ? (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10])) : 0;
-  if (m[8] && (Number(m[9]) > 23 || Number(m[10]) > 59)) return null;
+  // PostgreSQL takes offsets up to 15:59.
+  if (m[8] && (Number(m[9]) > 15 || Number(m[10]) > 59)) return null;
   const micros = (local.getTime() - offsetMinutes * 60_000 - PG_EPOCH_MS) * 1000;
   return Number.isSafeInteger(micros) ? micros : null;
 }

@@ -48,36 +48,50 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 }
 
 /**
- * A new in-memory store's files (migrated or not), dumped once per machine and set of migrations into the
- * temporary directory and restored by every test store after: a store restored takes about 0.4 s where
- * creating one takes 1.3 s and migrating it more. Keyed by the engine's version and the migrations' text;
- * test files running side by side that both miss it both write it, each whole and then renamed into place.
+ * A new in-memory store's files (migrated or not), dumped once per machine into the temporary directory
+ * and restored by every test store after: a store restored takes about 0.4 s where creating one takes
+ * 1.3 s and migrating it more. Keyed by the engine's version, the migrations (version, name, SQL) and the
+ * migration runner's source (its bookkeeping table), so any change to them makes a new dump. Test files
+ * running side by side that both miss it both write it, each whole and then renamed into place; a dump
+ * that cannot be restored is made again.
  */
-async function pgliteTemplate(migrated: boolean): Promise<Blob> {
+async function pgliteTemplate(migrated: boolean): Promise<string> {
+  const runner = fs.readFileSync(path.join(PROJECT_ROOT, 'subgraphs', 'platform', 'migrations.ts'), 'utf8');
   const key = createHash('sha256')
-    .update(JSON.stringify([PGLITE_VERSION, migrated ? ALL_MIGRATIONS.map((m) => [m.version, m.sql]) : null]))
+    .update(JSON.stringify([PGLITE_VERSION, migrated ? [runner, ALL_MIGRATIONS.map((m) => [m.version, m.name, m.sql])] : null]))
     .digest('hex')
     .slice(0, 16);
   const file = path.join(os.tmpdir(), `tradegraph-test-store-${key}.tar`);
-  if (!fs.existsSync(file)) {
-    const db = await openPglite(undefined);
-    try {
-      if (migrated) await migrate(db, ALL_MIGRATIONS);
-      const dump = await (db.dumpDataDir as () => Promise<Blob>)();
-      const part = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      fs.writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
-      fs.renameSync(part, file);
-    } finally {
-      await db.close();
-    }
+  if (fs.existsSync(file)) return file;
+  const db = await openPglite(undefined);
+  const part = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    if (migrated) await migrate(db, ALL_MIGRATIONS);
+    const dump = await (db.dumpDataDir as () => Promise<Blob>)();
+    fs.writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
+    fs.renameSync(part, file);
+  } finally {
+    fs.rmSync(part, { force: true });
+    await db.close();
   }
-  return new Blob([fs.readFileSync(file)]);
+  return file;
+}
+
+/** An in-memory store restored from the template dump (made again, once, when it cannot be restored). */
+async function restoredPglite(migrated: boolean): Promise<Db> {
+  const file = await pgliteTemplate(migrated);
+  try {
+    return await openPglite(undefined, { restoreFrom: new Blob([fs.readFileSync(file)]) });
+  } catch {
+    fs.rmSync(file, { force: true });
+    return openPglite(undefined, { restoreFrom: new Blob([fs.readFileSync(await pgliteTemplate(migrated))]) });
+  }
 }
 
 export async function openTestDb(backend: Backend, options: { migrate?: boolean } = {}): Promise<TestDb> {
   let testDb: TestDb;
   if (backend === 'pglite') {
-    const db = await openPglite(undefined, { restoreFrom: await pgliteTemplate(options.migrate !== false) });
+    const db = await restoredPglite(options.migrate !== false);
     testDb = { db, drop: () => db.close() };
   } else {
     const database = await createPostgresDatabase();

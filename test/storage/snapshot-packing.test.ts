@@ -158,8 +158,10 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
         };
         const write = store.snapshotWriter(counted);
         const first = await write(docs.filter((d) => d.date !== dates[2]).map((d) => row(d)));
-        // A row given again, later and within one call, wins as in upsertSnapshots.
-        const second = await write([...docs.filter((d) => d.date === dates[2]).map((d) => row(d)), row(again, '2026-11-01T00:00:00.000Z')]);
+        // A row given again, later and within one call, wins as in upsertSnapshots; so does one given after
+        // a row the COPY cannot carry (an instant finer than a millisecond goes by the upsert).
+        const finer = row(docs.find((d) => d.date === dates[2]) as (typeof docs)[number], '2026-11-02T00:00:00.000001Z');
+        const second = await write([finer, ...docs.filter((d) => d.date === dates[2]).map((d) => row(d)), row(again, '2026-11-01T00:00:00.000Z')]);
         return first + second;
       });
       expect(written).toBe(docs.length + 1);

@@ -30,7 +30,7 @@ console.log('end of script');
   expect(run.code).toBe(0);
 });
 
-test('started after its modules loaded, it listens and answers; close() ends it, and the process with it', async () => {
+test('started after a pause, it listens and answers; close() ends it, and the process with it', async () => {
   const run = await runModuleScript(`${prelude}
 const prepared = prepareGatewayThread();
 await new Promise((resolve) => setTimeout(resolve, 200));
