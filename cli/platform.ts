@@ -1,24 +1,18 @@
 /**
  * Starts any set of origins in this process on one store: opens the database, applies migrations,
  * loads the demo market on first start (and, with the allocation origin, the demo book: cli/demo-book.ts),
- * and listens. `npm start` and the HTTP tests both use it. With `startUpInChild` (npm start's default),
+ * and listens; the start-up steps themselves are cli/start-up-steps.ts. `npm start` and the HTTP tests both use it. With `startUpInChild` (npm start's default),
  * start-up steps with bulk work to do run in a child process of their own (cli/start-up-child.ts) that
  * opens the store, runs them, closes it and exits before this process opens it.
  */
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
 import { ORIGIN_BUILDERS } from '../app/origins.js';
-import { ensureDemoMarket, type DemoLoadReport } from '../subgraphs/analysis/market-data.js';
-import { ensureRecentAnalysis, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';
-import { countSecurities, recentTradingDates, snapshotCoverage } from '../subgraphs/analysis/store.js';
-import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
-import { ensureSampledHistory, missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
-import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
-import { migrate } from '../subgraphs/platform/migrations.js';
 import { embeddedStoreIsNew, startUpStepsInChild, type StartUpFollow, type StartUpReport, type StartUpTiming } from './start-up-fork.js';
+import { bulkWorkPending, runStartUpSteps } from './start-up-steps.js';
 
 export interface StartOptions extends StartUpFollow {
   /** Use this store instead of opening the configured one (tests); it is not closed by close(). */
@@ -162,101 +156,8 @@ async function startUpSteps(
   // only bounds waiting for the connection, and nothing else uses it while the origins start.
   const db = batchDb ? await batchDb() : origins;
   try {
-    return await startUpStepsOn(config, subgraphs, db, options);
+    return await runStartUpSteps(config, subgraphs, db, options);
   } finally {
     if (db !== origins) await db.close();
-  }
-}
-
-async function startUpStepsOn(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartOptions): Promise<StartUpReport> {
-  let demo: DemoLoadReport | null = null;
-  let demoBook: DemoBookReport | null = null;
-  let analysis: AnalyzeSummary | null = null;
-  let history: AnalyzeSummary | null = null;
-  let evidence: EvidenceRefresh | null = null;
-  const timings: StartUpTiming[] = [];
-  /** Runs a step and notes its time. */
-  const timed = async <T>(step: StartUpTiming['step'], run: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await run();
-    } finally {
-      timings.push({ step, ms: Math.round(performance.now() - started) });
-    }
-  };
-  await timed('migrations', () => migrate(db, ALL_MIGRATIONS));
-  if (config.demo.loadOnStart && subgraphs.includes('analysis')) {
-    demo = await timed('demo market', () =>
-      ensureDemoMarket(
-        db,
-        { seed: config.demo.seed, symbolCount: config.demo.symbolCount, years: config.demo.years, endDate: config.demo.endDate, indexSymbol: config.marketIndexSymbol },
-        options.onDemoProgress,
-      ),
-    );
-  }
-  const aborted = () => options.signal?.aborted === true;
-  if (config.demo.loadOnStart && subgraphs.includes('allocation') && !aborted()) {
-    demoBook = await timed('demo book', () => ensureDemoBook(db, { exclude: [config.demo.symbol, config.marketIndexSymbol] }));
-  }
-  /** A step that aborting may cut short: its rejection then means "stopped", not a failure (null). */
-  const unlessAborted = async <T>(step: () => Promise<T>): Promise<T | null> => {
-    try {
-      return await step();
-    } catch (err) {
-      if (aborted()) return null;
-      throw err;
-    }
-  };
-  const analyses = config.analysis.analyzeOnStart && subgraphs.includes('analysis');
-  const run = { workers: config.analysis.workers, signal: options.signal };
-  if (analyses && !aborted()) {
-    analysis = await timed('analysis', () =>
-      unlessAborted(() => ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, { ...run, onProgress: options.onAnalysisProgress })),
-    );
-  }
-  if (analyses && config.analysis.historyEvery > 0 && !aborted()) {
-    history = await timed('history', () =>
-      unlessAborted(() => ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress })),
-    );
-    if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal, { workers: config.analysis.workers }));
-  }
-  return { demo, demoBook, analysis, history, evidence, timings };
-}
-
-/**
- * Whether a start-up step has bulk work to do on this store: no demo market yet, no snapshot of the
- * latest trading day, or sampled history days missing. Cheap reads (a count, one day's coverage, what the
- * history step reads anyway); the steps themselves decide what exactly to do. A store that cannot answer
- * (its tables not there yet) counts as having work.
- */
-async function bulkWorkPending(config: Config, subgraphs: readonly Subgraph[], db: Db): Promise<boolean> {
-  try {
-    if (config.demo.loadOnStart && subgraphs.includes('analysis') && (await countSecurities(db)) === 0) return true;
-    if (!config.analysis.analyzeOnStart || !subgraphs.includes('analysis')) return false;
-    const [latest] = await recentTradingDates(db, 1);
-    if (latest !== undefined && ((await snapshotCoverage(db, [latest])).get(latest)?.snapshots ?? 0) === 0) return true;
-    return config.analysis.historyEvery > 0 && (await missingSampleDates(db, config.analysis.historyEvery)).length > 0;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * The start-up steps on a store of their own, for the start-up child (cli/start-up-child.ts): opens the
- * configured store without the origins' deadline, runs the steps, checkpoints after writes (the disk the
- * write-ahead log took) and closes it.
- */
-export async function runStartUpStepsAlone(config: Config, subgraphs: readonly Subgraph[], options: StartOptions): Promise<StartUpReport> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    const steps = await startUpStepsOn(config, subgraphs, db, options);
-    if (!options.signal?.aborted && (steps.demo || steps.analysis || steps.history)) {
-      const started = performance.now();
-      await db.checkpoint?.();
-      steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });
-    }
-    return steps;
-  } finally {
-    await db.close();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The start-up steps in a process of their own (npm start forks it when they have bulk work to do, see
- * startPlatform's `startUpInChild`): runs cli/platform.ts's steps on the environment's config for the
+ * startPlatform's `startUpInChild`): runs cli/start-up-steps.ts's steps on the environment's config for the
  * subgraphs named in its arguments, sends its progress and then its report to the parent over IPC, and
  * exits, leaving the batch work's native memory behind. Ctrl-C (SIGINT from the terminal or the parent's
  * "abort") stops it after the current step; it exits at once when the parent is gone.
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   process.on('message', (command: StartUpCommand) => command.type === 'abort' && stop.abort());
   try {
     // Loaded after the handlers above (it takes a second or two): a Ctrl-C or an abort meanwhile is kept.
-    const { runStartUpStepsAlone } = await import('./platform.js');
+    const { runStartUpStepsAlone } = await import('./start-up-steps.js');
     const subgraphs = process.argv.slice(2).filter((a): a is Subgraph => (SUBGRAPHS as readonly string[]).includes(a));
     const report = await runStartUpStepsAlone(loadConfig(), subgraphs, {
       signal: stop.signal,
