@@ -1,9 +1,10 @@
 /**
  * Starts any set of origins in this process on one store: opens the database, applies migrations,
  * loads the demo market on first start (and, with the allocation origin, the demo book: cli/demo-book.ts),
- * and listens; the start-up steps themselves are cli/start-up-steps.ts. `npm start` and the HTTP tests both use it. With `startUpInChild` (npm start's default),
- * start-up steps with bulk work to do run in a child process of their own (cli/start-up-child.ts) that
- * opens the store, runs them, closes it and exits before this process opens it.
+ * and listens; the start-up steps themselves are cli/start-up-steps.ts. `npm start` and the HTTP tests
+ * both use it. With `startUpInChild` (npm start's default), start-up steps with bulk work to do run in a
+ * child process of their own (cli/start-up-child.ts) that opens the store, runs them, closes it and exits
+ * before this process opens it.
  */
 import type { FastifyInstance } from 'fastify';
 import { buildGatewayOrigin } from '../gateway/gateway.js';
@@ -11,7 +12,7 @@ import { ORIGIN_BUILDERS } from '../app/origins.js';
 import { SUBGRAPHS, type Config, type Origin, type Subgraph } from '../subgraphs/platform/config.js';
 import { isStorageFull, openDb, StorageFullError, type Db } from '../subgraphs/platform/db.js';
 import { resolvePartnerAuth } from '../subgraphs/platform/dev-secret.js';
-import { embeddedStoreIsNew, startUpStepsInChild, type StartUpFollow, type StartUpReport, type StartUpTiming } from './start-up-fork.js';
+import { embeddedStoreIsNew, emptyStartUpReport, startUpStepsInChild, type StartUpFollow, type StartUpReport, type StartUpTiming } from './start-up-fork.js';
 import { bulkWorkPending, runStartUpSteps } from './start-up-steps.js';
 
 export interface StartOptions extends StartUpFollow {
@@ -49,7 +50,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
   const urls: RunningPlatform['urls'] = {};
   let db: Db | undefined = options.db;
   const ownsDb = !options.db;
-  let steps: StartUpReport = { demo: null, demoBook: null, analysis: null, history: null, evidence: null, timings: [] };
+  let steps: StartUpReport = emptyStartUpReport();
 
   const close = async () => {
     // Gateway first (it calls the subgraphs), then the subgraphs, then the store.

@@ -36,6 +36,9 @@ export interface StartUpTiming {
   ms: number;
 }
 
+/** The report of start-up steps that did nothing (none were due, or they were stopped before any ran). */
+export const emptyStartUpReport = (): StartUpReport => ({ demo: null, demoBook: null, analysis: null, history: null, evidence: null, timings: [] });
+
 /** How a caller follows the start-up steps: their progress, and a signal that stops them. */
 export interface StartUpFollow {
   onDemoProgress?: Progress;
@@ -75,11 +78,7 @@ const START_UP_CHILD_JS = fileURLToPath(new URL('./start-up-child.js', import.me
  * this process exits first, and exits itself if this one dies (its IPC channel closes). A child that
  * ends without a report fails the start, saying how it ended.
  */
-export function startUpStepsInChild(
-  config: Config,
-  subgraphs: readonly Subgraph[],
-  options: StartUpFollow,
-): Promise<StartUpReport> {
+export function startUpStepsInChild(config: Config, subgraphs: readonly Subgraph[], options: StartUpFollow): Promise<StartUpReport> {
   return new Promise((resolve, reject) => {
     const child = fork(START_UP_CHILD_JS, [...subgraphs], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
     const killChild = () => child.kill('SIGKILL');
@@ -106,7 +105,7 @@ export function startUpStepsInChild(
       options.signal?.removeEventListener('abort', abort);
       if (report && code === 0) resolve(report);
       // Stopped on purpose (Ctrl-C reaches the child too): whatever it committed stays, as after an abort.
-      else if (options.signal?.aborted && failure === undefined) resolve({ demo: null, demoBook: null, analysis: null, history: null, evidence: null, timings: [] });
+      else if (options.signal?.aborted && failure === undefined) resolve(emptyStartUpReport());
       else
         reject(
           failure ??

@@ -322,6 +322,9 @@ const docColumns = (prefix = '') => `${prefix}doc::text AS doc, ${prefix}doc_pac
 
 const SNAPSHOT_COLUMNS = `symbol, analysis_date, produced_at, pipeline_version, ${docColumns()}`;
 
+/** A row's document in its stored form (packed by a worker already, or packed here). */
+const packedDoc = (row: SnapshotRow): Uint8Array => (row.doc instanceof Uint8Array ? row.doc : encodeSnapshotDoc(row.doc));
+
 /**
  * Snapshots per INSERT. Statements are cut by count and by the bytes they carry, whichever comes first.
  */
@@ -361,7 +364,7 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
   };
   for (const row of unique) {
     // NaN and Infinity are stored as null, as JSON.stringify writes them.
-    const packed = row.doc instanceof Uint8Array ? row.doc : encodeSnapshotDoc(row.doc);
+    const packed = packedDoc(row);
     if (tuples.length >= SNAPSHOT_CHUNK_ROWS || (bytes > 0 && bytes + packed.length > SNAPSHOT_CHUNK_BYTES)) await flush();
     const p = params.length;
     tuples.push(`($${p + 1}, $${p + 2}::date, $${p + 3}::bytea, $${p + 4}::timestamptz, $${p + 5})`);
@@ -409,8 +412,7 @@ export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) =>
     if (copied.length > 0) {
       const copy = new BinaryCopyWriter(copied.length * 2600);
       for (const row of copied) {
-        const packed = row.doc instanceof Uint8Array ? row.doc : encodeSnapshotDoc(row.doc);
-        copy.row(5).text(row.symbol).date(row.analysisDate).bytea(packed).timestamptz(row.producedAt).text(row.pipelineVersion);
+        copy.row(5).text(row.symbol).date(row.analysisDate).bytea(packedDoc(row)).timestamptz(row.producedAt).text(row.pipelineVersion);
       }
       await db.copyBinary('analysis_snapshots (symbol, analysis_date, doc_packed, produced_at, pipeline_version)', copy.finish());
     }
