@@ -83,7 +83,7 @@ export async function startPlatform(config: Config, origins: readonly Origin[], 
         const batchDb = ownsDb && config.databaseUrl ? () => openDb(store) : undefined;
         steps = await startUpSteps(config, subgraphs, db, batchDb, options);
         if (options.signal?.aborted) return { urls, apps, db, ...steps, close };
-        if (ownsDb && (steps.demo || steps.analysis || steps.history)) {
+        if (ownsDb && (steps.demo || steps.analysis)) {
           // After the start-up writes, before the origins listen: a checkpoint gives back the disk the
           // write-ahead log took and, after bulk writes, the embedded store is closed and opened afresh.
           // PGlite's WebAssembly memory only grows: after loading the market and storing the analysis it
@@ -139,11 +139,11 @@ const SETTLE_AFTER_ROWS = 50_000;
 
 /** Whether the start-up steps wrote in bulk (the demo market or analysis runs, counted in rows). */
 const wroteMuch = (steps: StartUpReport): boolean =>
-  (steps.demo?.bars ?? 0) + (steps.analysis?.snapshots ?? 0) + (steps.history?.snapshots ?? 0) >= SETTLE_AFTER_ROWS;
+  (steps.demo?.bars ?? 0) + (steps.analysis?.snapshots ?? 0) >= SETTLE_AFTER_ROWS;
 
 /**
- * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis,
- * then the sampled history and the evidence measured on it (each stops early when aborted).
+ * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis of
+ * the recent days and the sampled history, then the evidence measured on it (each stops early when aborted).
  */
 async function startUpSteps(
   config: Config,

@@ -30,7 +30,6 @@ async function main(): Promise<void> {
       signal: stop.signal,
       onDemoProgress: (done, total) => progress({ type: 'progress', step: 'demo', done, total }),
       onAnalysisProgress: (phase, done, total) => progress({ type: 'progress', step: 'analysis', phase, done, total }),
-      onHistoryProgress: (phase, done, total) => progress({ type: 'progress', step: 'history', phase, done, total }),
     });
     await send({ type: 'report', report });
     process.exit(0);

@@ -21,18 +21,29 @@ export interface StartUpReport {
   demo: DemoLoadReport | null;
   /** The demo book created on this start (DEMO_DATA, allocation origin), or null when it existed or there is no demo market. */
   demoBook: DemoBookReport | null;
-  /** The start-up analysis run, or null when the latest trading day already had snapshots. */
+  /**
+   * The start-up analysis: one run over the recent trading days still missing (ANALYZE_ON_START_DAYS) and
+   * the sampled history days still missing (ANALYZE_HISTORY_EVERY); null when none was.
+   */
   analysis: AnalyzeSummary | null;
-  /** The sampled history analysed on start (ANALYZE_HISTORY_EVERY), or null when none was missing or it is off. */
-  history: AnalyzeSummary | null;
+  /** The sampled history days that run took in, or null when none was missing or the history is off. */
+  history: SampledHistory | null;
   /** The evidence measured on start, or null when ANALYZE_HISTORY_EVERY is 0. */
   evidence: EvidenceRefresh | null;
   /** How long each start-up step took, in the order they ran (steps that did not run are absent). */
   timings: StartUpTiming[];
 }
 
+/** The sampled history days (every Nth trading day of the whole calendar) a start-up analysis took in. */
+export interface SampledHistory {
+  every: number;
+  dates: number;
+  fromDate: string;
+  toDate: string;
+}
+
 export interface StartUpTiming {
-  step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'history' | 'evidence' | 'store settled';
+  step: 'migrations' | 'demo market' | 'demo book' | 'analysis' | 'evidence' | 'store settled';
   ms: number;
 }
 
@@ -43,7 +54,6 @@ export const emptyStartUpReport = (): StartUpReport => ({ demo: null, demoBook: 
 export interface StartUpFollow {
   onDemoProgress?: Progress;
   onAnalysisProgress?: PipelineProgress;
-  onHistoryProgress?: PipelineProgress;
   /**
    * Aborting stops the start between steps (after the demo load, or during the start-up analysis,
    * which then rolls back): the platform comes back with nothing listening, ready to be closed.
@@ -62,7 +72,7 @@ export function embeddedStoreIsNew(config: Config): boolean {
 /** What the start-up child tells its parent over IPC. */
 export type StartUpMessage =
   | { type: 'progress'; step: 'demo'; done: number; total: number }
-  | { type: 'progress'; step: 'analysis' | 'history'; phase: PipelinePhase; done: number; total: number }
+  | { type: 'progress'; step: 'analysis'; phase: PipelinePhase; done: number; total: number }
   | { type: 'report'; report: StartUpReport }
   | { type: 'error'; message: string; storageFull: boolean };
 
@@ -93,7 +103,7 @@ export function startUpStepsInChild(config: Config, subgraphs: readonly Subgraph
     child.on('message', (message: StartUpMessage) => {
       if (message.type === 'progress') {
         if (message.step === 'demo') options.onDemoProgress?.(message.done, message.total);
-        else (message.step === 'analysis' ? options.onAnalysisProgress : options.onHistoryProgress)?.(message.phase, message.done, message.total);
+        else options.onAnalysisProgress?.(message.phase, message.done, message.total);
       } else if (message.type === 'report') report = message.report;
       else failure = message.storageFull ? StorageFullError.of({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : new Error(message.message);
     });

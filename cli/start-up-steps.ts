@@ -7,24 +7,25 @@
  */
 import { ALL_MIGRATIONS } from '../app/migrations.js';
 import { ensureDemoMarket, type DemoLoadReport } from '../subgraphs/analysis/market-data.js';
-import { ensureRecentAnalysis, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';
+import { missingRecentDates, runAnalysis, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';
 import { countSecurities, recentTradingDates, snapshotCoverage } from '../subgraphs/analysis/store.js';
 import type { Config, Subgraph } from '../subgraphs/platform/config.js';
 import { openDb, type Db } from '../subgraphs/platform/db.js';
 import { migrate } from '../subgraphs/platform/migrations.js';
 import { ensureDemoBook, type DemoBookReport } from './demo-book.js';
-import { ensureSampledHistory, missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
-import type { StartUpFollow, StartUpReport, StartUpTiming } from './start-up-fork.js';
+import { missingSampleDates, refreshEvidence, type EvidenceRefresh } from './evidence-history.js';
+import type { SampledHistory, StartUpFollow, StartUpReport, StartUpTiming } from './start-up-fork.js';
 
 /**
- * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis,
- * then the sampled history and the evidence measured on it (each stops early when aborted), on `db`.
+ * Migrations, the demo market on first start, the demo book when it is missing, the start-up analysis (the
+ * recent days and the sampled history days still missing, in one run), then the evidence measured on the
+ * history (each stops early when aborted), on `db`.
  */
 export async function runStartUpSteps(config: Config, subgraphs: readonly Subgraph[], db: Db, options: StartUpFollow): Promise<StartUpReport> {
   let demo: DemoLoadReport | null = null;
   let demoBook: DemoBookReport | null = null;
   let analysis: AnalyzeSummary | null = null;
-  let history: AnalyzeSummary | null = null;
+  let history: SampledHistory | null = null;
   let evidence: EvidenceRefresh | null = null;
   const timings: StartUpTiming[] = [];
   /** Runs a step and notes its time. */
@@ -61,16 +62,25 @@ export async function runStartUpSteps(config: Config, subgraphs: readonly Subgra
   };
   const analyses = config.analysis.analyzeOnStart && subgraphs.includes('analysis');
   const run = { workers: config.analysis.workers, signal: options.signal };
+  const sampling = analyses && config.analysis.historyEvery > 0;
   if (analyses && !aborted()) {
-    analysis = await timed('analysis', () =>
-      unlessAborted(() => ensureRecentAnalysis(db, config.marketIndexSymbol, config.analysis.onStartDays, { ...run, onProgress: options.onAnalysisProgress })),
-    );
+    // One run: the universe is loaded, prepared and trained once for both sets of days, and a first start
+    // writes every snapshot into a table that was empty (store.ts snapshotWriter).
+    analysis = await timed('analysis', async () => {
+      const recent = await missingRecentDates(db, config.analysis.onStartDays);
+      const sampled = sampling ? await missingSampleDates(db, config.analysis.historyEvery) : [];
+      if (recent.length + sampled.length === 0) return null;
+      const summary = await unlessAborted(() =>
+        runAnalysis(db, config.marketIndexSymbol, { ...run, dates: [...recent, ...sampled], onProgress: options.onAnalysisProgress }),
+      );
+      if (summary && sampled.length > 0) {
+        history = { every: config.analysis.historyEvery, dates: sampled.length, fromDate: sampled[0], toDate: sampled[sampled.length - 1] };
+      }
+      return summary;
+    });
   }
-  if (analyses && config.analysis.historyEvery > 0 && !aborted()) {
-    history = await timed('history', () =>
-      unlessAborted(() => ensureSampledHistory(db, config.marketIndexSymbol, config.analysis.historyEvery, { ...run, onProgress: options.onHistoryProgress })),
-    );
-    if (!aborted()) evidence = await timed('evidence', () => refreshEvidence(db, options.signal, { workers: config.analysis.workers }));
+  if (sampling && !aborted()) {
+    evidence = await timed('evidence', () => refreshEvidence(db, options.signal, { workers: config.analysis.workers }));
   }
   return { demo, demoBook, analysis, history, evidence, timings };
 }
@@ -102,7 +112,7 @@ export async function runStartUpStepsAlone(config: Config, subgraphs: readonly S
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const steps = await runStartUpSteps(config, subgraphs, db, options);
-    if (!options.signal?.aborted && (steps.demo || steps.analysis || steps.history)) {
+    if (!options.signal?.aborted && (steps.demo || steps.analysis)) {
       const started = performance.now();
       await db.checkpoint?.();
       steps.timings.push({ step: 'store settled', ms: Math.round(performance.now() - started) });

@@ -55,10 +55,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const analysisBar = lazyBar(`Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`, 'analysis', 'snapshots');
-  const historyBar = lazyBar(
-    `Analysing every ${config.analysis.historyEvery}th trading day of the history, to measure what the analysis is worth (evidence, calibration, Kelly odds)...`,
-    'history',
+  const analysisBar = lazyBar(
+    config.analysis.historyEvery > 0
+      ? `Analysing the last ${config.analysis.onStartDays} trading days and every ${config.analysis.historyEvery}th trading day of the history, where missing (stage, indicators, patterns, levels, signals; the history measures what the analysis is worth: evidence, calibration, Kelly odds)...`
+      : `Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`,
+    'analysis',
     'snapshots',
   );
   const demoBar = lazyBar(`Generating the synthetic demo market (seed ${config.demo.seed}, ${config.demo.symbolCount} symbols, ${config.demo.years} years)...`, 'demo market', 'symbols');
@@ -68,7 +69,6 @@ async function main(): Promise<void> {
   const startUpOptions: StartUpFollow = {
     signal: startUp.signal,
     onAnalysisProgress: (phase, done, total) => phase === 'analyze' && analysisBar(done, total),
-    onHistoryProgress: (phase, done, total) => phase === 'analyze' && historyBar(done, total),
     onDemoProgress: demoBar,
   };
   // A store that does not exist yet is created and filled by the start-up child: it is forked before the
@@ -113,7 +113,10 @@ async function main(): Promise<void> {
     console.log(`Demo book ${b.portfolioId} for ${b.partnerId}: ${b.symbols.join(', ')} and cash ${b.cash} of ${b.totalValue}`);
   }
   if (platform.analysis) console.log(formatAnalyzeSummary(platform.analysis));
-  if (platform.history) console.log(`History: ${platform.history.snapshots} snapshots on ${platform.history.fromDate}..${platform.history.toDate}`);
+  if (platform.history) {
+    const h = platform.history;
+    console.log(`History: every ${h.every}th trading day, ${h.dates} date(s) on ${h.fromDate}..${h.toDate}, in the run above`);
+  }
   if (platform.evidence && platform.evidence.tables + platform.evidence.odds > 0) {
     console.log(`Evidence measured: ${platform.evidence.tables} monthly evidence tables, ${platform.evidence.odds} Kelly odds tables in ${(platform.evidence.ms / 1000).toFixed(1)} s`);
   }

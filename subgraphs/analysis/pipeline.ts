@@ -84,6 +84,12 @@ export interface AnalyzeOptions {
   /** Sample the range instead of documenting every trading day of it (see sampleDates). */
   every?: Sampling;
   /**
+   * These days instead of a range: what the start-up documents in one run, the recent days and the
+   * sampled history days still missing (cli/start-up-steps.ts). A day that is not one of the equities'
+   * trading days (a day only the index traded) is left out, as a range leaves it out.
+   */
+  dates?: readonly string[];
+  /**
    * Equities to document; default every equity. The universe state (equal-weight index, transition
    * table, ML model, regimes) is computed from the whole universe either way, so a document does not
    * depend on which symbols or dates a run asked for.
@@ -212,6 +218,15 @@ export function requestedDates(calendar: readonly string[], from?: string, to?: 
     throw new AppError('VALIDATION_FAILED', `no trading days between ${lo} and ${hi} (bars cover ${calendar[0]} to ${calendar[calendar.length - 1]})`);
   }
   return every === undefined ? dates : sampleDates(calendar, dates, every);
+}
+
+/** The given days that are trading days of the calendar, sorted and without repeats; VALIDATION_FAILED when none is. */
+export function calendarDates(calendar: readonly string[], dates: readonly string[]): string[] {
+  const kept = [...new Set(dates)].filter((d) => indexOfSorted(calendar, d) >= 0).sort();
+  if (kept.length === 0) {
+    throw new AppError('VALIDATION_FAILED', `none of the ${dates.length} date(s) asked for is a trading day of the stored bars`, [{ field: 'dates', message: 'no trading day' }]);
+  }
+  return kept;
 }
 
 /**
@@ -441,7 +456,7 @@ function workerUrl(): URL | null {
  * order). Pure computation apart from the worker threads; storage is the caller's.
  */
 export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, write: (rows: SnapshotText[]) => Promise<void>): Promise<AnalyzeSummary> {
-  const dates = requestedDates(u.calendar, options.from, options.to, options.every);
+  const dates = options.dates ? calendarDates(u.calendar, options.dates) : requestedDates(u.calendar, options.from, options.to, options.every);
   const selected = selectedSymbols(u, options.symbols);
   const url = workerUrl();
   const workerCount = url ? Math.max(0, Math.min(options.workers ?? defaultWorkers(), u.equities.length)) : 0;
@@ -592,22 +607,32 @@ export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeO
 /**
  * The start-up step: makes sure each of the last `days` trading days has a snapshot of every equity
  * that traded that day with enough history (MIN_BARS); analyses from the earliest day that falls short
- * through the latest. Returns null when nothing was missing. (An equity counts as having enough
- * history when its first bar is at least MIN_BARS - 1 trading days of the store's calendar back.)
+ * through the latest (missingRecentDates). Returns null when nothing was missing.
  */
-export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: number, options: Omit<AnalyzeOptions, 'from' | 'to'>): Promise<AnalyzeSummary | null> {
+export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: number, options: Omit<AnalyzeOptions, 'from' | 'to' | 'dates'>): Promise<AnalyzeSummary | null> {
+  const missing = await missingRecentDates(db, days);
+  if (missing.length === 0) return null;
+  return runAnalysis(db, indexSymbol, { ...options, from: missing[0], to: missing[missing.length - 1] });
+}
+
+/**
+ * The recent trading days to analyse, oldest first: of the last `days`, those from the earliest one on which
+ * some equity that traded with enough history (MIN_BARS) has no snapshot, through the latest; none when
+ * every one is covered. (An equity counts as having enough history when its first bar is at least
+ * MIN_BARS - 1 trading days of the store's calendar back.)
+ */
+export async function missingRecentDates(db: Db, days: number): Promise<string[]> {
   const calendar = await store.recentTradingDates(db, days + MIN_BARS - 1); // newest first
   const recent = calendar.slice(0, days);
-  if (recent.length === 0) return null;
+  if (recent.length === 0) return [];
   const coverage = await store.snapshotCoverage(db, recent);
   const firsts = (await store.firstBarDates(db)).sort();
-  const missing = recent.filter((date, k) => {
+  const short = recent.findLastIndex((date, k) => {
     const cutoff = calendar[k + MIN_BARS - 1];
     // Equities whose first bar is after the cutoff are too young for a document on this date.
     const young = cutoff === undefined ? firsts.length : firsts.length - upperBound(firsts, cutoff);
     const { bars, snapshots } = coverage.get(date) ?? { bars: 0, snapshots: 0 };
     return snapshots < bars - young;
   });
-  if (missing.length === 0) return null;
-  return runAnalysis(db, indexSymbol, { ...options, from: missing[missing.length - 1], to: recent[0] });
+  return short < 0 ? [] : recent.slice(0, short + 1).reverse();
 }

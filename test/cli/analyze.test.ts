@@ -3,7 +3,7 @@
  * requested trading day, idempotently, records the run, and rejects bad arguments without writing.
  */
 import { run } from '../../cli/tradegraph.js';
-import { ensureRecentAnalysis } from '../../subgraphs/analysis/pipeline.js';
+import { ensureRecentAnalysis, missingRecentDates, runAnalysis } from '../../subgraphs/analysis/pipeline.js';
 import { AnalysisService } from '../../subgraphs/analysis/service.js';
 import { latestRun, latestSnapshot } from '../../subgraphs/analysis/store.js';
 import { captureCliOutput, generateQuietly, scratchStore } from '../helpers/cli.js';
@@ -66,7 +66,22 @@ it('the start-up step fills whatever the last N trading days lack, then has noth
   expect(await inStore((db) => ensureRecentAnalysis(db, config.marketIndexSymbol, 15, { workers: 0 }))).toBeNull();
   // A day that lost one symbol's snapshot is analysed again, from that day on.
   await inStore((db) => db.query("DELETE FROM analysis_snapshots WHERE symbol = 'ACME' AND analysis_date = '2026-10-26'"));
+  expect(await inStore((db) => missingRecentDates(db, 15))).toEqual(['2026-10-26', '2026-10-27', '2026-10-28', '2026-10-29', '2026-10-30']);
   const refill = await inStore((db) => ensureRecentAnalysis(db, config.marketIndexSymbol, 15, { workers: 0 }));
   expect(refill).toMatchObject({ fromDate: '2026-10-26', toDate: '2026-10-30', dates: 5 });
   expect(await count()).toEqual({ n: 12 * 15, dates: 15 });
+});
+
+it('documents exactly the days given, leaving out the ones that are not trading days, and refuses a list with none', async () => {
+  const before = await count();
+  // 2026-09-05 is a Saturday; the repeat and the order do not matter.
+  const summary = await inStore((db) => runAnalysis(db, config.marketIndexSymbol, { workers: 0, dates: ['2026-09-15', '2026-09-05', '2026-09-01', '2026-09-15'] }));
+  expect(summary).toMatchObject({ fromDate: '2026-09-01', toDate: '2026-09-15', dates: 2, snapshots: 24, every: null });
+  expect(await inStore((db) => db.query("SELECT analysis_date::text AS d, count(*)::int AS n FROM analysis_snapshots WHERE analysis_date BETWEEN '2026-09-01' AND '2026-09-15' GROUP BY 1 ORDER BY 1"))).toEqual([
+    { d: '2026-09-01', n: 12 },
+    { d: '2026-09-15', n: 12 },
+  ]);
+  expect(await count()).toEqual({ n: before.n + 24, dates: before.dates + 2 });
+  await expect(inStore((db) => runAnalysis(db, config.marketIndexSymbol, { workers: 0, dates: ['2026-09-05', '2031-01-01'] }))).rejects.toThrow(/none of the 2 date\(s\) asked for is a trading day/);
+  expect(await count()).toEqual({ n: before.n + 24, dates: before.dates + 2 });
 });
