@@ -125,6 +125,7 @@ export async function loadSyntheticMarket(db: Db, options: SyntheticMarketOption
   let bars = 0;
   await db.transaction(async (tx) => {
     await store.upsertSecurities(tx, market.securities);
+    if (intoEmptyStore) await store.bulkLoadIntoEmptyTable(tx, 'bars');
     // Many symbols per statement: one round trip per ~20,000 bars instead of one per symbol.
     let done = 0;
     let pending: BarSeries[] = [];

@@ -73,6 +73,24 @@ export async function upsertBars(db: Queryable, bars: BarSeries | readonly Bar[]
 }
 
 /**
+ * Before bulk COPYs into `table` in one transaction on the embedded store: when the table holds no row, it
+ * is truncated, which gives it a new file in this transaction. The embedded store runs with
+ * wal_level=minimal (platform/db.ts), under which PostgreSQL writes no write-ahead log for what is
+ * COPYed into a table created or truncated in the same transaction: at commit it writes the table's pages
+ * out instead (or, below wal_skip_threshold, logs them then), and an aborted transaction drops the new
+ * file (PostgreSQL documentation, "Populating a Database"). The demo market's bars and a first start's
+ * snapshots are such loads: the log the engine writes and reads back for them was about a third of its
+ * time. Nothing happens when the table has rows, or on PostgreSQL (no copyBinary), whose write-ahead log
+ * also serves replicas. Returns whether it truncated.
+ */
+export async function bulkLoadIntoEmptyTable(db: Queryable, table: 'bars' | 'analysis_snapshots'): Promise<boolean> {
+  if (!db.copyBinary) return false;
+  const [{ empty }] = await db.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`);
+  if (empty) await db.exec(`TRUNCATE ${table}`);
+  return empty;
+}
+
+/**
  * Inserts the bars of symbols that have none yet, given in column form, many symbols per statement (a bar
  * already stored is an error). Returns the number of bars written.
  *
@@ -389,8 +407,13 @@ export async function upsertSnapshots(db: Queryable, rows: readonly SnapshotRow[
 export function snapshotWriter(db: Queryable): (rows: readonly SnapshotRow[]) => Promise<number> {
   /** Per date seen: the symbols written to it by COPY, or null when the date had snapshots already. */
   const fresh = new Map<string, Set<string> | null>();
+  let first = true;
   return async (rows) => {
     if (!db.copyBinary) return upsertSnapshots(db, rows);
+    if (first) {
+      first = false;
+      await bulkLoadIntoEmptyTable(db, 'analysis_snapshots');
+    }
     const unseen = [...new Set(rows.map((r) => r.analysisDate).filter((d) => !fresh.has(d)))];
     if (unseen.length > 0) {
       const stored = new Set(

@@ -381,9 +381,11 @@ const PGLITE_START_PARAMS: readonly string[] = (PGlite as unknown as { defaultSt
  * mode: no checkpointer, so nothing checkpoints on its own (max_wal_size and min_wal_size play no part)
  * and the log grows until checkpoint() or the shutdown checkpoint of close(). With wal_recycle off, a
  * checkpoint deletes the segments it no longer needs instead of keeping up to max_wal_size of them
- * renamed for reuse, so the log shrinks back to a segment or two.
+ * renamed for reuse, so the log shrinks back to a segment or two. wal_level=minimal (no replica or archive
+ * ever reads an embedded store's log; max_wal_senders=0 is what it requires) lets a bulk load into a table
+ * emptied in its own transaction skip the log (analysis/store.ts bulkLoadIntoEmptyTable).
  */
-const PGLITE_SETTINGS = ['wal_recycle=off'];
+const PGLITE_SETTINGS = ['wal_recycle=off', 'wal_level=minimal', 'max_wal_senders=0'];
 
 /**
  * A new store's write-ahead log segments are 1 MB instead of PostgreSQL's 16 MB, so what stays in pg_wal
@@ -397,7 +399,8 @@ const PGLITE_INITDB = ['--wal-segsize=1'];
  * failing on a half-written directory.
  */
 async function startEngine(dataDir: string | undefined, restoreFrom?: Blob): Promise<PGlite> {
-  if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers, ...(restoreFrom && { loadDataDir: restoreFrom }) });
+  const startParams = [...PGLITE_START_PARAMS, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+  if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers, startParams, ...(restoreFrom && { loadDataDir: restoreFrom }) });
   const engineDir = path.join(dataDir, 'pglite');
   const fresh = !fs.existsSync(engineDir);
   try {
@@ -405,7 +408,7 @@ async function startEngine(dataDir: string | undefined, restoreFrom?: Blob): Pro
       dataDir: engineDir,
       parsers: pgliteParsers,
       serializers: pgliteSerializers,
-      startParams: [...PGLITE_START_PARAMS, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+      startParams,
       initDbStartParams: PGLITE_INITDB,
     });
   } catch (err) {

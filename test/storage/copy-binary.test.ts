@@ -1,10 +1,11 @@
 /**
  * The embedded store's binary COPY (subgraphs/platform/copy-binary.ts, Db.copyBinary): every value
  * reaches the table exactly as written, and the demo market's bulk load into an empty store checks its
- * symbols itself and leaves the store's foreign-key checks on for what follows.
+ * symbols itself and leaves the store's foreign-key checks on for what follows; a load into a table that
+ * was empty writes no write-ahead log.
  */
 import { BinaryCopyWriter, instantMicros } from '../../subgraphs/platform/copy-binary.js';
-import { insertNewBarSeries, upsertSecurities } from '../../subgraphs/analysis/store.js';
+import { bulkLoadIntoEmptyTable, insertNewBarSeries, upsertSecurities } from '../../subgraphs/analysis/store.js';
 import type { BarSeries, SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
 import { openTestDb } from '../helpers/db.js';
 
@@ -126,6 +127,62 @@ describe('binary COPY into the embedded store', () => {
       expect(await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bars')).toEqual([{ n: 6 }]);
       // The load turns off every trigger of bars for its COPY: the only ones there must be the foreign key's.
       expect(await t.db.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = 'bars'::regclass AND NOT tgisinternal`)).toEqual([]);
+    } finally {
+      await t.drop();
+    }
+  });
+  test('a bulk load into a table emptied in its transaction skips the write-ahead log; one into a table with rows does not', async () => {
+    const t = await openTestDb('pglite');
+    // Well above wal_skip_threshold (2 MB), under which the engine logs the new table's pages at commit.
+    const days = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10));
+    const long = (symbol: string): BarSeries => ({ ...series(symbol, 0), dates: days, open: Float64Array.from(days, (_, i) => 10 + i), high: Float64Array.from(days, (_, i) => 11 + i), low: Float64Array.from(days, (_, i) => 9 + i), close: Float64Array.from(days, (_, i) => 10.5 + i), volume: Float64Array.from(days, (_, i) => 1000 + i) });
+    const symbols = (prefix: string) => Array.from({ length: 30 }, (_, k) => `${prefix}${k}`);
+    /** The write-ahead log's bytes written by a transaction that loads bars of `names`, and whether it emptied bars first. */
+    const load = async (names: string[]) => {
+      await upsertSecurities(t.db, names.map(security));
+      const [{ lsn: before }] = await t.db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      const emptied = await t.db.transaction(async (tx) => {
+        const truncated = await bulkLoadIntoEmptyTable(tx, 'bars');
+        await insertNewBarSeries(tx, names.map(long));
+        return truncated;
+      });
+      const [{ bytes }] = await t.db.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::float8 AS bytes', [before]);
+      return { emptied, bytes };
+    };
+    try {
+      expect((await t.db.query<{ level: string }>('SHOW wal_level'))[0]).toEqual({ wal_level: 'minimal' });
+      const first = await load(symbols('A'));
+      const second = await load(symbols('B'));
+      expect([first.emptied, second.emptied]).toEqual([true, false]);
+      const [{ size }] = await t.db.query<{ size: number }>("SELECT pg_total_relation_size('bars')::float8 AS size");
+      // The second load (half the table) is logged in full. The first logs only what is under the
+      // threshold at commit (here the primary key, about 1 MB; the table's 2.5 MB is written out instead).
+      expect(second.bytes).toBeGreaterThan(size / 2);
+      expect(first.bytes).toBeLessThan(second.bytes / 3);
+      expect(await t.db.query('SELECT left(symbol, 1) AS p, count(*)::int AS n FROM bars GROUP BY 1 ORDER BY 1')).toEqual([
+        { p: 'A', n: 30_000 },
+        { p: 'B', n: 30_000 },
+      ]);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  test('emptying for a bulk load is undone with its transaction, and a table with rows is never emptied', async () => {
+    const t = await openTestDb('pglite');
+    try {
+      await upsertSecurities(t.db, [security('AAA')]);
+      await expect(
+        t.db.transaction(async (tx) => {
+          expect(await bulkLoadIntoEmptyTable(tx, 'bars')).toBe(true);
+          await insertNewBarSeries(tx, [series('AAA', 3)]);
+          throw new Error('stop here');
+        }),
+      ).rejects.toThrow('stop here');
+      expect(await t.db.query('SELECT symbol FROM bars')).toEqual([]);
+      await t.db.transaction((tx) => insertNewBarSeries(tx, [series('AAA', 3)]));
+      expect(await t.db.transaction((tx) => bulkLoadIntoEmptyTable(tx, 'bars'))).toBe(false);
+      expect(await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bars')).toEqual([{ n: 3 }]);
     } finally {
       await t.drop();
     }
