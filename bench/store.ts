@@ -29,6 +29,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
 import { loadConfig } from '../subgraphs/platform/config.js';
+import { STORE_TEMPLATE_DIR } from '../subgraphs/platform/db.js';
 import { PROJECT_ROOT } from '../subgraphs/platform/project.js';
 
 const START_JS = path.join(PROJECT_ROOT, 'dist', 'cli', 'start.js');
@@ -189,6 +190,8 @@ async function main(): Promise<void> {
   console.log(`scratch DATA_DIR ${dataDir}`);
   const inChild = loadConfig().startUpChild;
   console.log(`start-up steps of the first start: ${inChild ? 'in a child process of their own' : 'in the serving process'} (START_UP_CHILD=${inChild})`);
+  const template = fs.existsSync(path.join(STORE_TEMPLATE_DIR, 'template.json'));
+  console.log(`new store: ${template ? `a copy of the build's store template (${path.relative(PROJECT_ROOT, STORE_TEMPLATE_DIR)})` : "PGlite's initdb (no store template: npm run build makes one)"}`);
   try {
     const first = await runStart(dataDir);
     console.log(`\nfirst start: Ready after ${(first.readyMs / 1000).toFixed(1)} s, load average now ${loads()}`);

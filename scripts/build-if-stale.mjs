@@ -7,8 +7,10 @@
  *    the server's tsc compiles test files that import it, so a schema change must reach it before;
  * 2. the TypeScript build (tsc -p tsconfig.json);
  * 3. the console's type-check and esbuild bundle (scripts/build-console.mjs --only bundle:
- *    dist/console-bundle/, a directory tsc never writes).
- * Without a console it is step 2 alone.
+ *    dist/console-bundle/, a directory tsc never writes), and beside it, in a process of its own, the
+ *    embedded store's template (dist/cli/store-template.js, in a project that compiles one: the data
+ *    directory a new store starts from instead of running initdb).
+ * Without a console it is step 2 alone (and the template).
  *
  * dist/.build-stamp is written after every successful build, with the time the build began as its mtime.
  * The build is stale, and it runs, when the stamp is missing, when anything of the project is newer
@@ -30,7 +32,7 @@
  * goes to stderr, so `npm run -s tradegraph -- token` still prints exactly the token. Plain JavaScript
  * with no dependency: it has to run before anything is compiled.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -164,12 +166,21 @@ function runNode(root, script, args) {
   return result.status ?? 1;
 }
 
+/** runNode, without waiting: its exit status once it has exited. */
+function startNode(root, script, args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 2, 2] });
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
 /**
  * Runs the console's codegen (if the project has a console), tsc, then the console's type-check and
- * bundle; writes the stamp (mtime: when the build began, so that a source saved during the build makes
- * the next run build again) if every step succeeded.
+ * bundle beside the store template (if tsc compiled its script); writes the stamp (mtime: when the build
+ * began, so that a source saved during the build makes the next run build again) if every step succeeded.
  */
-function build(root) {
+async function build(root) {
   const { outDir } = readTsconfig(root);
   const began = new Date();
   const withConsole = hasConsole(root);
@@ -177,12 +188,18 @@ function build(root) {
   const steps = [
     ...(withConsole ? [[CONSOLE_BUILD, ['--root', root, '--only', 'codegen']]] : []),
     [tsc, ['-p', path.join(root, 'tsconfig.json')]],
-    ...(withConsole ? [[CONSOLE_BUILD, ['--root', root, '--only', 'bundle']]] : []),
   ];
   for (const [script, args] of steps) {
     const status = runNode(root, script, args);
     if (status !== 0) return status;
   }
+  const template = path.join(outDir, 'cli', 'store-template.js');
+  const last = await Promise.all([
+    withConsole ? startNode(root, CONSOLE_BUILD, ['--root', root, '--only', 'bundle']) : 0,
+    fs.existsSync(template) ? startNode(root, template, []) : 0,
+  ]);
+  const failed = last.find((status) => status !== 0);
+  if (failed !== undefined) return failed;
   fs.mkdirSync(outDir, { recursive: true });
   const stamp = path.join(outDir, STAMP);
   const done = withConsole ? 'console codegen, tsc -p tsconfig.json and the console bundle' : 'tsc -p tsconfig.json';
@@ -191,7 +208,7 @@ function build(root) {
   return 0;
 }
 
-function main() {
+async function main() {
   const options = parseOptions(process.argv.slice(2));
   const reason = options.force ? 'a build was asked for (--force)' : staleReason(options.root);
   if (options.check) {
@@ -203,4 +220,4 @@ function main() {
   return build(options.root);
 }
 
-process.exitCode = main();
+process.exitCode = await main();

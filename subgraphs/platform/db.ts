@@ -31,6 +31,7 @@ import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { AppError } from './errors.js';
+import { PROJECT_ROOT } from './project.js';
 
 export type Row = Record<string, unknown>;
 
@@ -394,16 +395,67 @@ const PGLITE_SETTINGS = ['wal_recycle=off', 'wal_level=minimal', 'max_wal_sender
 const PGLITE_INITDB = ['--wal-segsize=1'];
 
 /**
- * Starts the engine on dataDir/pglite (in memory without a data directory). A store that did not exist
- * before and failed to initialise is removed again: the next start initialises it afresh instead of
- * failing on a half-written directory.
+ * A new store's first files: the data directory PGlite's initdb makes, made once by the build
+ * (writeStoreTemplate, `npm run build`) and copied for each new store, instead of running initdb, about
+ * 2-3 s of the first start, each time. Used only when it was made by this engine version with these
+ * initdb parameters (its template.json); otherwise a new store runs initdb as before.
  */
-async function startEngine(dataDir: string | undefined, restoreFrom?: Blob): Promise<PGlite> {
-  const startParams = [...PGLITE_START_PARAMS, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+export const STORE_TEMPLATE_DIR = path.join(PROJECT_ROOT, 'dist', 'store-template');
+const PGLITE_PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+const templateKey = (): string => JSON.stringify({ pglite: PGLITE_PACKAGE_VERSION, initdb: PGLITE_INITDB });
+
+/** Makes the store template under `dir` (default STORE_TEMPLATE_DIR), replacing one made before. */
+export async function writeStoreTemplate(dir = STORE_TEMPLATE_DIR): Promise<void> {
+  const scratch = `${dir}.making`;
+  fs.rmSync(scratch, { recursive: true, force: true });
+  fs.mkdirSync(scratch, { recursive: true });
+  const lite = await PGlite.create({ dataDir: path.join(scratch, 'pglite'), startParams: engineStartParams(), initDbStartParams: PGLITE_INITDB });
+  await lite.close();
+  fs.writeFileSync(path.join(scratch, 'template.json'), `${templateKey()}\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(scratch, dir);
+}
+
+/**
+ * Gives a store that does not exist yet the template's files, when there is a template for this engine:
+ * copied beside engineDir and renamed into place, so that a copy cut short leaves no store that looks
+ * made. Returns whether it did.
+ */
+function storeFromTemplate(engineDir: string, templateDir = STORE_TEMPLATE_DIR): boolean {
+  let key: string;
+  try {
+    key = fs.readFileSync(path.join(templateDir, 'template.json'), 'utf8').trim();
+  } catch {
+    return false;
+  }
+  if (key !== templateKey()) return false;
+  const scratch = `${engineDir}.from-template`;
+  try {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    fs.cpSync(path.join(templateDir, 'pglite'), scratch, { recursive: true });
+    fs.renameSync(scratch, engineDir);
+  } catch (err) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    throw err;
+  }
+  return true;
+}
+
+const engineStartParams = (): string[] => [...PGLITE_START_PARAMS, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+
+/**
+ * Starts the engine on dataDir/pglite (in memory without a data directory); a new store starts from the
+ * store template when there is one (storeFromTemplate). A store that did not exist before and failed to
+ * initialise is removed again: the next start initialises it afresh instead of failing on a
+ * half-written directory.
+ */
+async function startEngine(dataDir: string | undefined, restoreFrom?: Blob, templateDir = STORE_TEMPLATE_DIR): Promise<PGlite> {
+  const startParams = engineStartParams();
   if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers, startParams, ...(restoreFrom && { loadDataDir: restoreFrom }) });
   const engineDir = path.join(dataDir, 'pglite');
   const fresh = !fs.existsSync(engineDir);
   try {
+    if (fresh) storeFromTemplate(engineDir, templateDir);
     return await PGlite.create({
       dataDir: engineDir,
       parsers: pgliteParsers,
@@ -442,7 +494,7 @@ async function dropPreallocatedWal(lite: PGlite, walDir: string): Promise<void> 
 }
 
 /** Embedded PostgreSQL (WASM) on disk under dataDir (or in memory when dataDir is undefined). */
-export async function openPglite(dataDir: string | undefined, options: { queryTimeoutMs?: number; restoreFrom?: Blob } = {}): Promise<Db> {
+export async function openPglite(dataDir: string | undefined, options: { queryTimeoutMs?: number; restoreFrom?: Blob; templateDir?: string } = {}): Promise<Db> {
   if (dataDir && options.restoreFrom) throw new Error('openPglite: restoreFrom starts a store in memory only');
   let unlock = () => {};
   if (dataDir) {
@@ -455,7 +507,7 @@ export async function openPglite(dataDir: string | undefined, options: { queryTi
   }
   let lite: PGlite | undefined;
   try {
-    lite = await startEngine(dataDir, options.restoreFrom);
+    lite = await startEngine(dataDir, options.restoreFrom, options.templateDir);
   } catch (err) {
     await lite?.close().catch(() => undefined);
     unlock();

@@ -1,6 +1,7 @@
 /**
  * The store: the same behaviour on PGlite and on PostgreSQL (when TEST_DATABASE_URL is set):
- * migrations, transactions, value types, bulk writes and reads of bars.
+ * migrations, transactions, value types, bulk writes and reads of bars; PGlite's stores on disk, from the
+ * store template and from a dump.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import * as store from '../../subgraphs/analysis/store.js';
 import type { SecurityRecord } from '../../subgraphs/analysis/engine/market-types.js';
 import { ALL_MIGRATIONS } from '../../app/migrations.js';
-import { openPglite, type Queryable } from '../../subgraphs/platform/db.js';
+import { openPglite, writeStoreTemplate, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate, orderMigrations } from '../../subgraphs/platform/migrations.js';
 import { BACKENDS, openTestDb, type TestDb } from '../helpers/db.js';
 
@@ -146,6 +147,60 @@ describe('PGlite on disk', () => {
     const second = await openPglite(dir);
     expect(await store.findSecurity(second, 'ACME')).toEqual(ACME);
     await second.close();
+  });
+});
+
+describe('PGlite from the store template', () => {
+  const dirs: string[] = [];
+  const scratch = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tg-template-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const systemId = async (db: Queryable) => (await db.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()'))[0].id;
+
+  it('a new store starts as a copy of the template, a working store of its own; a template of another engine is passed over', async () => {
+    const root = scratch();
+    const template = path.join(root, 'template');
+    await writeStoreTemplate(template);
+    const idOf = async (dataDir: string, templateDir: string) => {
+      const db = await openPglite(dataDir, { templateDir });
+      try {
+        return await systemId(db);
+      } finally {
+        await db.close();
+      }
+    };
+    // initdb gives every store a new identifier; a copy of the template has the template's.
+    const initdb = await idOf(path.join(root, 'initdb'), path.join(root, 'no-template'));
+    const a = path.join(root, 'a');
+    const first = await openPglite(a, { templateDir: template });
+    const second = await openPglite(path.join(root, 'b'), { templateDir: template });
+    const id = await systemId(first);
+    try {
+      expect(id).not.toBe(initdb);
+      expect(await systemId(second)).toBe(id);
+      expect((await first.query<{ wal_level: string }>('SHOW wal_level'))[0].wal_level).toBe('minimal');
+      await migrate(first, ALL_MIGRATIONS);
+      await store.upsertSecurities(first, [ACME]);
+      expect(await second.query("SELECT to_regclass('securities')::text AS t")).toEqual([{ t: null }]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+    const reopened = await openPglite(a, { templateDir: template });
+    expect(await store.findSecurity(reopened, 'ACME')).toEqual(ACME);
+    await reopened.close();
+    // Nothing of the copies is left beside the stores.
+    expect(fs.readdirSync(root).sort()).toEqual(['a', 'b', 'initdb', 'template']);
+
+    // A template made by another engine version (or with other initdb parameters) is not used.
+    const key = path.join(template, 'template.json');
+    fs.writeFileSync(key, fs.readFileSync(key, 'utf8').replace(/"pglite":"[^"]*"/, '"pglite":"0.0.0"'));
+    expect(await idOf(path.join(root, 'c'), template)).not.toBe(id);
   });
 });
 
