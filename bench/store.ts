@@ -138,9 +138,10 @@ function stepTimes(run: StartRun): string[] {
   const first = (re: RegExp) => run.lines.find((l) => re.test(l.text))?.at;
   const marks: Array<[string, number | undefined]> = [
     ['process start and migrations, demo market generated', first(/^Generating the synthetic demo market/)],
-    ['demo market stored, demo book, recent analysis loaded and trained', first(/^Analysing the last/)],
+    ['demo market stored, demo book, analysis loaded and trained', first(/^Analysing the last/)],
+    // Builds before the recent days and the history went in one run analysed the history apart.
     ['recent analysis stored, history loaded and trained', first(/^Analysing every/)],
-    ['history stored, evidence, origins listening', run.readyMs],
+    ['analysis stored, evidence, origins listening', run.readyMs],
   ];
   const out: string[] = [];
   let previous = 0;

@@ -4,13 +4,14 @@
  * Reads carry `evidence` and calibrated probabilities, and Kelly sizes from measured odds, only where the
  * store has a history whose outcomes are known (subgraphs/analysis/evidence-states.ts and
  * subgraphs/allocation/kelly-odds-store.ts). On a fresh demo store there is none, so the start-up analyses
- * every Nth trading day of the whole calendar (ANALYZE_HISTORY_EVERY, default 10; 0 turns it off) and then
- * refreshes both measurements. `tradegraph evaluate` refreshes them too, for any imported universe.
+ * every Nth trading day of the whole calendar (ANALYZE_HISTORY_EVERY, default 10; 0 turns it off), in the same
+ * run as the recent days (cli/start-up-steps.ts), and then refreshes both measurements. `tradegraph evaluate` refreshes them too, for any imported universe.
  *
  * Resumable and idempotent: the sample grid is fixed by the equities' calendar's first day and N, a date
  * counts as done when it has snapshots of the current pipeline version (or when no equity can be documented
- * on it), and only the dates from the first missing one on are analysed (a start
- * stopped during the history analyses them again next time; a run is one transaction).
+ * on it), and only the missing dates are analysed: the start-up takes exactly those (missingSampleDates),
+ * ensureSampledHistory every grid date from the first missing one on. A run is one transaction, so a start
+ * stopped during its analysis analyses the same dates again next time.
  */
 import type { Db } from '../subgraphs/platform/db.js';
 import { runAnalysis, sampleDates, type AnalyzeOptions, type AnalyzeSummary } from '../subgraphs/analysis/pipeline.js';

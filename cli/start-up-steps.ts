@@ -88,7 +88,7 @@ export async function runStartUpSteps(config: Config, subgraphs: readonly Subgra
 /**
  * Whether a start-up step has bulk work to do on this store: no demo market yet, no snapshot of the
  * latest trading day, or sampled history days missing. Cheap reads (a count, one day's coverage, what the
- * history step reads anyway); the steps themselves decide what exactly to do. A store that cannot answer
+ * start-up analysis reads anyway); the steps themselves decide what exactly to do. A store that cannot answer
  * (its tables not there yet) counts as having work.
  */
 export async function bulkWorkPending(config: Config, subgraphs: readonly Subgraph[], db: Db): Promise<boolean> {

@@ -13,6 +13,7 @@ import { ConfigError, loadConfig, ORIGINS, SUBGRAPHS, type Config, type Origin }
 import { isStorageFull, StorageFullError } from '../subgraphs/platform/db.js';
 import type { RunningPlatform } from './platform.js';
 import { prepareGatewayThread, withLocalSubgraphs, type GatewayThread } from '../gateway/thread.js';
+import { formatAnalyzeSummary, ordinal } from './analyze-report.js';
 import { embeddedStoreIsNew, startUpStepsInChild, type StartUpFollow } from './start-up-fork.js';
 
 function parseOrigins(args: string[]): Origin[] {
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
 
   const analysisBar = lazyBar(
     config.analysis.historyEvery > 0
-      ? `Analysing the last ${config.analysis.onStartDays} trading days and every ${config.analysis.historyEvery}th trading day of the history, where missing (stage, indicators, patterns, levels, signals; the history measures what the analysis is worth: evidence, calibration, Kelly odds)...`
+      ? `Analysing the last ${config.analysis.onStartDays} trading days and every ${ordinal(config.analysis.historyEvery)}trading day of the history, where missing (stage, indicators, patterns, levels, signals; the history measures what the analysis is worth: evidence, calibration, Kelly odds)...`
       : `Analysing the last ${config.analysis.onStartDays} trading days (stage, indicators, patterns, levels, signals)...`,
     'analysis',
     'snapshots',
@@ -79,9 +80,8 @@ async function main(): Promise<void> {
   startUpChild?.catch(() => undefined);
   // The gateway thread loads its modules meanwhile too; it starts once the subgraphs listen.
   const preparedGateway = gatewayThread ? prepareGatewayThread() : undefined;
-  const [{ formatStartUpTimings, startPlatform }, { formatAnalyzeSummary }, { signsDevIdTokens }] = await Promise.all([
+  const [{ formatStartUpTimings, startPlatform }, { signsDevIdTokens }] = await Promise.all([
     import('./platform.js'),
-    import('./analyze-report.js'),
     import('../subgraphs/platform/dev-secret.js'),
   ]);
   const running = await startPlatform(config, platformOrigins, { ...startUpOptions, startUpInChild: config.startUpChild, startUpChild });
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   if (platform.analysis) console.log(formatAnalyzeSummary(platform.analysis));
   if (platform.history) {
     const h = platform.history;
-    console.log(`History: every ${h.every}th trading day, ${h.dates} date(s) on ${h.fromDate}..${h.toDate}, in the run above`);
+    console.log(`History: every ${ordinal(h.every)}trading day, ${h.dates} date(s) on ${h.fromDate}..${h.toDate}, in the run above`);
   }
   if (platform.evidence && platform.evidence.tables + platform.evidence.odds > 0) {
     console.log(`Evidence measured: ${platform.evidence.tables} monthly evidence tables, ${platform.evidence.odds} Kelly odds tables in ${(platform.evidence.ms / 1000).toFixed(1)} s`);

@@ -6,5 +6,6 @@
 import { STORE_TEMPLATE_DIR, writeStoreTemplate } from '../subgraphs/platform/db.js';
 
 const started = performance.now();
+// A failure is said by the build, which goes on without a template (new stores then run initdb).
 await writeStoreTemplate();
 process.stderr.write(`store template: ${STORE_TEMPLATE_DIR} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);

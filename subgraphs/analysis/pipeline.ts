@@ -118,8 +118,10 @@ export interface AnalyzeSummary {
   fromDate: string;
   toDate: string;
   dates: number;
-  /** The sampling asked for; null when every trading day of the range was documented. */
+  /** The sampling asked for; null when every trading day of the range, or the days given (`chosen`), were documented. */
   every: Sampling | null;
+  /** Whether the days were given one by one (AnalyzeOptions.dates) rather than as a range. */
+  chosen: boolean;
   /** Equities documented (with enough bars), and how many the universe holds (with enough bars). */
   symbols: number;
   universeSymbols: number;
@@ -456,6 +458,9 @@ function workerUrl(): URL | null {
  * order). Pure computation apart from the worker threads; storage is the caller's.
  */
 export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, write: (rows: SnapshotText[]) => Promise<void>): Promise<AnalyzeSummary> {
+  if (options.dates && (options.from !== undefined || options.to !== undefined || options.every !== undefined)) {
+    throw new AppError('VALIDATION_FAILED', 'give either the days to analyse or a range (from, to, every), not both', [{ field: 'dates', message: 'with a range' }]);
+  }
   const dates = options.dates ? calendarDates(u.calendar, options.dates) : requestedDates(u.calendar, options.from, options.to, options.every);
   const selected = selectedSymbols(u, options.symbols);
   const url = workerUrl();
@@ -552,6 +557,7 @@ export async function analyzeUniverse(u: Universe, options: AnalyzeOptions, writ
       toDate: dates[dates.length - 1],
       dates: dates.length,
       every: options.every ?? null,
+      chosen: options.dates !== undefined,
       symbols: documented,
       universeSymbols: loaded.reduce((s, l) => s + l.symbols, 0),
       snapshots: counts.reduce((s, c) => s + c, 0),
@@ -605,9 +611,10 @@ export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeO
 }
 
 /**
- * The start-up step: makes sure each of the last `days` trading days has a snapshot of every equity
+ * Makes sure each of the last `days` trading days has a snapshot of every equity
  * that traded that day with enough history (MIN_BARS); analyses from the earliest day that falls short
- * through the latest (missingRecentDates). Returns null when nothing was missing.
+ * through the latest (missingRecentDates). Returns null when nothing was missing. (The start-up takes these
+ * days together with the sampled history's in one run: cli/start-up-steps.ts.)
  */
 export async function ensureRecentAnalysis(db: Db, indexSymbol: string, days: number, options: Omit<AnalyzeOptions, 'from' | 'to' | 'dates'>): Promise<AnalyzeSummary | null> {
   const missing = await missingRecentDates(db, days);

@@ -27,6 +27,7 @@
  * again on the next call, which succeeds once there is room, recovering everything committed before.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -401,42 +402,96 @@ const PGLITE_INITDB = ['--wal-segsize=1'];
  * initdb parameters (its template.json); otherwise a new store runs initdb as before.
  */
 export const STORE_TEMPLATE_DIR = path.join(PROJECT_ROOT, 'dist', 'store-template');
-const PGLITE_PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
-const templateKey = (): string => JSON.stringify({ pglite: PGLITE_PACKAGE_VERSION, initdb: PGLITE_INITDB });
 
-/** Makes the store template under `dir` (default STORE_TEMPLATE_DIR), replacing one made before. */
+/** What a template must have been made with: this engine version and these initdb parameters; null when the version cannot be read. */
+function templateKey(): { pglite: string; initdb: readonly string[] } | null {
+  try {
+    // The package's exports leave out its package.json: found above its entry point.
+    for (let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const file = path.join(dir, 'package.json');
+      if (!fs.existsSync(file)) continue;
+      const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === '@electric-sql/pglite' && manifest.version) return { pglite: manifest.version, initdb: PGLITE_INITDB };
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every file under `dir` with its size, by path relative to it, sorted: what a copy of the template must hold. */
+function fileList(dir: string): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  const walk = (at: string) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out.push([path.relative(dir, full), fs.statSync(full).size]);
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+interface TemplateManifest {
+  key: NonNullable<ReturnType<typeof templateKey>>;
+  files: Array<[string, number]>;
+}
+
+/**
+ * Makes the store template under `dir` (default STORE_TEMPLATE_DIR), replacing one made before: made in a
+ * scratch directory of this process's own, then swapped in by renames, so that two builds at once do not
+ * mix their files, and a store being copied from the old one meanwhile finds its copy incomplete
+ * (storeFromTemplate checks it against the manifest) rather than a mixture.
+ */
 export async function writeStoreTemplate(dir = STORE_TEMPLATE_DIR): Promise<void> {
-  const scratch = `${dir}.making`;
+  const key = templateKey();
+  if (key === null) throw new Error('the embedded engine\'s version cannot be read: no store template');
+  const scratch = `${dir}.making-${process.pid}`;
+  const old = `${dir}.old-${process.pid}`;
   fs.rmSync(scratch, { recursive: true, force: true });
-  fs.mkdirSync(scratch, { recursive: true });
-  const lite = await PGlite.create({ dataDir: path.join(scratch, 'pglite'), startParams: engineStartParams(), initDbStartParams: PGLITE_INITDB });
-  await lite.close();
-  fs.writeFileSync(path.join(scratch, 'template.json'), `${templateKey()}\n`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.renameSync(scratch, dir);
+  try {
+    fs.mkdirSync(scratch, { recursive: true });
+    const lite = await PGlite.create({ dataDir: path.join(scratch, 'pglite'), startParams: engineStartParams(), initDbStartParams: PGLITE_INITDB });
+    await lite.close();
+    const manifest: TemplateManifest = { key, files: fileList(path.join(scratch, 'pglite')) };
+    fs.writeFileSync(path.join(scratch, 'template.json'), `${JSON.stringify(manifest)}\n`);
+    if (fs.existsSync(dir)) fs.renameSync(dir, old);
+    fs.renameSync(scratch, dir);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
 }
 
 /**
  * Gives a store that does not exist yet the template's files, when there is a template for this engine:
- * copied beside engineDir and renamed into place, so that a copy cut short leaves no store that looks
- * made. Returns whether it did.
+ * copied beside engineDir, checked against the template's manifest (every file, at its size), and renamed
+ * into place, so that a copy cut short or taken while a build replaced the template leaves no store that
+ * looks made. Returns whether it did; false (the caller runs initdb) for no template, one of another
+ * engine version or initdb parameters, or a copy that does not match.
  */
-function storeFromTemplate(engineDir: string, templateDir = STORE_TEMPLATE_DIR): boolean {
-  let key: string;
+function storeFromTemplate(engineDir: string, templateDir: string): boolean {
+  const scratch = `${engineDir}.from-template`;
+  fs.rmSync(scratch, { recursive: true, force: true });
+  let manifest: TemplateManifest;
   try {
-    key = fs.readFileSync(path.join(templateDir, 'template.json'), 'utf8').trim();
+    manifest = JSON.parse(fs.readFileSync(path.join(templateDir, 'template.json'), 'utf8')) as TemplateManifest;
   } catch {
     return false;
   }
-  if (key !== templateKey()) return false;
-  const scratch = `${engineDir}.from-template`;
+  if (JSON.stringify(manifest.key) !== JSON.stringify(templateKey())) return false;
   try {
-    fs.rmSync(scratch, { recursive: true, force: true });
     fs.cpSync(path.join(templateDir, 'pglite'), scratch, { recursive: true });
+    if (JSON.stringify(fileList(scratch)) !== JSON.stringify(manifest.files)) {
+      fs.rmSync(scratch, { recursive: true, force: true });
+      return false;
+    }
     fs.renameSync(scratch, engineDir);
   } catch (err) {
     fs.rmSync(scratch, { recursive: true, force: true });
-    throw err;
+    if (isStorageFull(err)) throw err;
+    return false; // the template went away while it was copied, or cannot be read: initdb instead
   }
   return true;
 }
@@ -454,15 +509,18 @@ async function startEngine(dataDir: string | undefined, restoreFrom?: Blob, temp
   if (!dataDir) return PGlite.create({ parsers: pgliteParsers, serializers: pgliteSerializers, startParams, ...(restoreFrom && { loadDataDir: restoreFrom }) });
   const engineDir = path.join(dataDir, 'pglite');
   const fresh = !fs.existsSync(engineDir);
+  const create = () => PGlite.create({ dataDir: engineDir, parsers: pgliteParsers, serializers: pgliteSerializers, startParams, initDbStartParams: PGLITE_INITDB });
   try {
-    if (fresh) storeFromTemplate(engineDir, templateDir);
-    return await PGlite.create({
-      dataDir: engineDir,
-      parsers: pgliteParsers,
-      serializers: pgliteSerializers,
-      startParams,
-      initDbStartParams: PGLITE_INITDB,
-    });
+    if (fresh && storeFromTemplate(engineDir, templateDir)) {
+      try {
+        return await create();
+      } catch (err) {
+        if (isStorageFull(err)) throw err;
+        // A template the engine does not start on: this store is made by initdb after all.
+        fs.rmSync(engineDir, { recursive: true, force: true });
+      }
+    }
+    return await create();
   } catch (err) {
     const failure = openFailure(err, dataDir); // before the removal below frees space again
     if (fresh) fs.rmSync(engineDir, { recursive: true, force: true });

@@ -72,16 +72,17 @@ it('the start-up step fills whatever the last N trading days lack, then has noth
   expect(await count()).toEqual({ n: 12 * 15, dates: 15 });
 });
 
-it('documents exactly the days given, leaving out the ones that are not trading days, and refuses a list with none', async () => {
+it('documents exactly the days given, leaving out the ones that are not trading days, and refuses a list with none or one with a range', async () => {
   const before = await count();
   // 2026-09-05 is a Saturday; the repeat and the order do not matter.
   const summary = await inStore((db) => runAnalysis(db, config.marketIndexSymbol, { workers: 0, dates: ['2026-09-15', '2026-09-05', '2026-09-01', '2026-09-15'] }));
-  expect(summary).toMatchObject({ fromDate: '2026-09-01', toDate: '2026-09-15', dates: 2, snapshots: 24, every: null });
+  expect(summary).toMatchObject({ fromDate: '2026-09-01', toDate: '2026-09-15', dates: 2, snapshots: 24, every: null, chosen: true });
   expect(await inStore((db) => db.query("SELECT analysis_date::text AS d, count(*)::int AS n FROM analysis_snapshots WHERE analysis_date BETWEEN '2026-09-01' AND '2026-09-15' GROUP BY 1 ORDER BY 1"))).toEqual([
     { d: '2026-09-01', n: 12 },
     { d: '2026-09-15', n: 12 },
   ]);
   expect(await count()).toEqual({ n: before.n + 24, dates: before.dates + 2 });
   await expect(inStore((db) => runAnalysis(db, config.marketIndexSymbol, { workers: 0, dates: ['2026-09-05', '2031-01-01'] }))).rejects.toThrow(/none of the 2 date\(s\) asked for is a trading day/);
+  await expect(inStore((db) => runAnalysis(db, config.marketIndexSymbol, { workers: 0, dates: ['2026-09-02'], from: '2026-09-01' }))).rejects.toThrow(/either the days to analyse or a range/);
   expect(await count()).toEqual({ n: before.n + 24, dates: before.dates + 2 });
 });

@@ -117,6 +117,21 @@ it('a compile that fails leaves the tree stale (non-zero exit, the error on stde
   expect((await run('--check')).code).toBe(0);
 });
 
+it("runs the project's store template script after tsc, and a failing one leaves a warning, not a failed build", async () => {
+  write('dist/cli/store-template.js', "import fs from 'node:fs';\nfs.writeFileSync(new URL('../template-made', import.meta.url), 'yes');\n");
+  expect((await run('--force')).code).toBe(0);
+  expect(fs.readFileSync(at('dist', 'template-made'), 'utf8')).toBe('yes');
+
+  const stamp = stampTime();
+  write('dist/cli/store-template.js', 'process.exit(3);\n');
+  touch('src/lib/b.ts');
+  const failed = await run();
+  expect(failed).toEqual({ code: 0, stderr: 'build: src/lib/b.ts changed; compiling (tsc)...\nbuild: the store template was not made (exit status 3); new stores will run initdb\n' });
+  expect(stampTime()).toBeGreaterThan(stamp);
+  expect((await run('--check')).code).toBe(0);
+  fs.rmSync(at('dist', 'cli'), { recursive: true });
+});
+
 it('--force always compiles (npm run build)', async () => {
   expect(await buildAndSeeIfCompiled()).toMatchObject({ compiled: false });
   fs.appendFileSync(at('dist', 'src', 'a.js'), MARKER);

@@ -150,7 +150,7 @@ describe('binary COPY into the embedded store', () => {
       return { emptied, bytes };
     };
     try {
-      expect((await t.db.query<{ level: string }>('SHOW wal_level'))[0]).toEqual({ wal_level: 'minimal' });
+      expect((await t.db.query<{ wal_level: string }>('SHOW wal_level'))[0]).toEqual({ wal_level: 'minimal' });
       const first = await load(symbols('A'));
       const second = await load(symbols('B'));
       expect([first.emptied, second.emptied]).toEqual([true, false]);
@@ -168,7 +168,7 @@ describe('binary COPY into the embedded store', () => {
     }
   });
 
-  test('emptying for a bulk load is undone with its transaction, and a table with rows is never emptied', async () => {
+  test('emptying for a bulk load is undone with its transaction, a table with rows is never emptied, and outside a transaction it is refused', async () => {
     const t = await openTestDb('pglite');
     try {
       await upsertSecurities(t.db, [security('AAA')]);
@@ -182,6 +182,8 @@ describe('binary COPY into the embedded store', () => {
       expect(await t.db.query('SELECT symbol FROM bars')).toEqual([]);
       await t.db.transaction((tx) => insertNewBarSeries(tx, [series('AAA', 3)]));
       expect(await t.db.transaction((tx) => bulkLoadIntoEmptyTable(tx, 'bars'))).toBe(false);
+      // Outside a transaction the check and the TRUNCATE could see different tables: refused.
+      await expect(bulkLoadIntoEmptyTable(t.db, 'bars')).rejects.toThrow(/transaction/);
       expect(await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bars')).toEqual([{ n: 3 }]);
     } finally {
       await t.drop();

@@ -197,10 +197,23 @@ describe('PGlite from the store template', () => {
     // Nothing of the copies is left beside the stores.
     expect(fs.readdirSync(root).sort()).toEqual(['a', 'b', 'initdb', 'template']);
 
-    // A template made by another engine version (or with other initdb parameters) is not used.
-    const key = path.join(template, 'template.json');
-    fs.writeFileSync(key, fs.readFileSync(key, 'utf8').replace(/"pglite":"[^"]*"/, '"pglite":"0.0.0"'));
+    // A template missing a file of its manifest (a build replacing it meanwhile), or one the engine does
+    // not start on, is passed over for initdb, leaving nothing of the copy.
+    const manifestFile = path.join(template, 'template.json');
+    const manifest = fs.readFileSync(manifestFile, 'utf8');
+    const pgVersion = path.join(template, 'pglite', 'PG_VERSION');
+    const version = fs.readFileSync(pgVersion, 'utf8');
+    fs.renameSync(pgVersion, `${pgVersion}.away`);
     expect(await idOf(path.join(root, 'c'), template)).not.toBe(id);
+    fs.renameSync(`${pgVersion}.away`, pgVersion);
+    fs.writeFileSync(pgVersion, version.replace(/^\d+/, (v) => String(Number(v) - 1).padStart(v.length, '0')));
+    expect(await idOf(path.join(root, 'd'), template)).not.toBe(id);
+    fs.writeFileSync(pgVersion, version);
+    expect(await idOf(path.join(root, 'e'), template)).toBe(id);
+    // A template made by another engine version (or with other initdb parameters) is not used.
+    fs.writeFileSync(manifestFile, manifest.replace(/"pglite":"[^"]*"/, '"pglite":"0.0.0"'));
+    expect(await idOf(path.join(root, 'f'), template)).not.toBe(id);
+    expect(fs.readdirSync(root).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'initdb', 'template']);
   });
 });
 
