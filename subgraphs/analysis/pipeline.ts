@@ -585,15 +585,16 @@ export async function runAnalysis(db: Db, indexSymbol: string, options: AnalyzeO
   let summary: AnalyzeSummary | undefined;
   await db.transaction(async (tx) => {
     let stored = 0;
-    const write = store.snapshotWriter(tx);
+    const writer = store.snapshotWriter(tx);
     // The workers encode the documents' stored form: this thread only sends them.
     summary = await analyzeUniverse(universe, { ...options, producedAt, packed: true }, async (rows) => {
-      await write(
+      await writer.write(
         rows.map((r) => ({ symbol: r.symbol, analysisDate: r.analysisDate, doc: r.packed ? Buffer.from(r.packed.buffer, r.packed.byteOffset, r.packed.byteLength) : r.doc, producedAt, pipelineVersion: PIPELINE_VERSION })),
       );
       stored += rows.length;
       options.onProgress?.('store', stored, stored);
     });
+    await writer.finish();
     const s = summary;
     await store.recordRun(tx, {
       startedAt,

@@ -156,12 +156,12 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
           exec: (sql) => tx.exec(sql),
           ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
         };
-        const write = store.snapshotWriter(counted);
-        const first = await write(docs.filter((d) => d.date !== dates[2]).map((d) => row(d)));
+        const writer = store.snapshotWriter(counted);
+        const first = await writer.write(docs.filter((d) => d.date !== dates[2]).map((d) => row(d)));
         // A row given again, later and within one call, wins as in upsertSnapshots; so does one given after
         // a row the COPY cannot carry (an instant finer than a millisecond goes by the upsert).
         const finer = row(docs.find((d) => d.date === dates[2]) as (typeof docs)[number], '2026-11-02T00:00:00.000001Z');
-        const second = await write([finer, ...docs.filter((d) => d.date === dates[2]).map((d) => row(d)), row(again, '2026-11-01T00:00:00.000Z')]);
+        const second = await writer.write([finer, ...docs.filter((d) => d.date === dates[2]).map((d) => row(d)), row(again, '2026-11-01T00:00:00.000Z')]);
         return first + second;
       });
       expect(written).toBe(docs.length + 1);
@@ -180,6 +180,33 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
         const produced = stored.find((r) => r.symbol === d.symbol && r.date === d.date)?.produced;
         expect(produced).toBe(d === again ? '2026-11-01T00:00:00.000Z' : PRODUCED_AT);
       }
+    } finally {
+      await w.drop();
+    }
+  });
+
+  test("the writer gathers a run's new rows into one COPY until it is finished (each COPY into an emptied table leaves its spare pages empty)", async () => {
+    const w = await openTestDb(backend);
+    try {
+      const symbols = [...new Set(docs.map((d) => d.symbol))];
+      await w.db.query(`INSERT INTO securities (symbol, name, data_source) SELECT s, s, 'synthetic' FROM unnest($1::text[]) AS s`, [symbols]);
+      const copies: string[] = [];
+      const written = await w.db.transaction(async (tx) => {
+        const counted: Queryable = {
+          query: (sql, params) => tx.query(sql, params),
+          exec: (sql) => tx.exec(sql),
+          ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
+        };
+        const writer = store.snapshotWriter(counted);
+        let n = 0;
+        for (const d of docs) n += await writer.write([{ symbol: d.symbol, analysisDate: d.date, doc: d.text, producedAt: PRODUCED_AT, pipelineVersion: PIPELINE_VERSION }]);
+        expect(copies).toEqual([]);
+        await writer.finish();
+        return n;
+      });
+      expect(written).toBe(docs.length);
+      expect(copies.length).toBe(backend === 'pglite' ? 1 : 0);
+      expect(await w.db.query('SELECT count(*)::int AS n FROM analysis_snapshots')).toEqual([{ n: docs.length }]);
     } finally {
       await w.drop();
     }
