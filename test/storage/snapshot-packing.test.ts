@@ -91,6 +91,13 @@ test('numbers are written out in full where JavaScript uses an exponent', () => 
   ]);
 });
 
+/** `tx`, noting the target of every COPY it is given in `copies`. */
+const countingCopies = (tx: Queryable, copies: string[]): Queryable => ({
+  query: (sql, params) => tx.query(sql, params),
+  exec: (sql) => tx.exec(sql),
+  ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
+});
+
 describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
   let t: TestDb;
   /** Real documents of the pipeline (JSON text as the workers write it), by symbol and date. */
@@ -151,11 +158,7 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
       const again = docs.find((d) => d.date === dates[1]) as (typeof docs)[number];
       const copies: string[] = [];
       const written = await w.db.transaction(async (tx) => {
-        const counted: Queryable = {
-          query: (sql, params) => tx.query(sql, params),
-          exec: (sql) => tx.exec(sql),
-          ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
-        };
+        const counted = countingCopies(tx, copies);
         const writer = store.snapshotWriter(counted);
         const first = await writer.write(docs.filter((d) => d.date !== dates[2]).map((d) => row(d)));
         // A row given again, later and within one call, wins as in upsertSnapshots; so does one given after
@@ -192,11 +195,7 @@ describe.each(BACKENDS)('packed snapshots on %s', (backend) => {
       await w.db.query(`INSERT INTO securities (symbol, name, data_source) SELECT s, s, 'synthetic' FROM unnest($1::text[]) AS s`, [symbols]);
       const copies: string[] = [];
       const written = await w.db.transaction(async (tx) => {
-        const counted: Queryable = {
-          query: (sql, params) => tx.query(sql, params),
-          exec: (sql) => tx.exec(sql),
-          ...(tx.copyBinary && { copyBinary: (target: string, rows: Uint8Array) => (copies.push(target), tx.copyBinary?.(target, rows) ?? Promise.resolve()) }),
-        };
+        const counted = countingCopies(tx, copies);
         const writer = store.snapshotWriter(counted);
         let n = 0;
         for (const d of docs) n += await writer.write([{ symbol: d.symbol, analysisDate: d.date, doc: d.text, producedAt: PRODUCED_AT, pipelineVersion: PIPELINE_VERSION }]);
