@@ -79,10 +79,11 @@ export async function upsertBars(db: Queryable, bars: BarSeries | readonly Bar[]
  * COPYed into a table created or truncated in the same transaction: at commit it writes the table's pages
  * out instead (or, below wal_skip_threshold, logs them then), and an aborted transaction drops the new
  * file (PostgreSQL documentation, "Populating a Database"). The demo market's bars and a first start's
- * snapshots are such loads (30,000 real packed snapshots by COPY: 1.0 s of CPU instead of 1.5-2.0 s). A load killed before its commit leaves no row, but the new file stays on disk (PostgreSQL's
- * crash recovery does not remove files of uncommitted relations): up to the size of the load. Nothing
- * happens when the table has rows, or on PostgreSQL (no copyBinary), whose write-ahead log also serves
- * replicas. Outside a transaction it is refused. Returns whether it truncated.
+ * snapshots are such loads (30,000 real packed snapshots by COPY: 1.0 s of CPU instead of 1.5-2.0 s). A
+ * load killed before its commit leaves no row, but the new file stays on disk (PostgreSQL's crash recovery
+ * does not remove files of uncommitted relations): up to the size of the load. Nothing happens when the
+ * table has rows, or on PostgreSQL (no copyBinary), whose write-ahead log also serves replicas. Outside a
+ * transaction it is refused. Returns whether it truncated.
  */
 export async function bulkLoadIntoEmptyTable(db: Queryable, table: 'bars' | 'analysis_snapshots'): Promise<boolean> {
   if (!db.copyBinary) return false;
@@ -427,20 +428,18 @@ const COPY_BATCH_ROWS = 4000;
 export function snapshotWriter(db: Queryable): SnapshotWriter {
   /** Per date seen: the symbols written to it by COPY, or null when the date had snapshots already. */
   const fresh = new Map<string, Set<string> | null>();
-  let first = true;
+  let emptied = false;
   let pending: BinaryCopyWriter | null = null;
-  let pendingRows = 0;
   const flush = async () => {
     if (pending === null) return;
     const rows = pending.finish();
     pending = null;
-    pendingRows = 0;
     await db.copyBinary?.('analysis_snapshots (symbol, analysis_date, doc_packed, produced_at, pipeline_version)', rows);
   };
   const write = async (rows: readonly SnapshotRow[]): Promise<number> => {
     if (!db.copyBinary) return upsertSnapshots(db, rows);
-    if (first) {
-      first = false;
+    if (!emptied) {
+      emptied = true;
       await bulkLoadIntoEmptyTable(db, 'analysis_snapshots');
     }
     const unseen = [...new Set(rows.map((r) => r.analysisDate).filter((d) => !fresh.has(d)))];
@@ -460,12 +459,11 @@ export function snapshotWriter(db: Queryable): SnapshotWriter {
       if (first && instantMicros(row.producedAt) !== null) {
         pending ??= new BinaryCopyWriter(COPY_BATCH_ROWS * 2600);
         pending.row(5).text(row.symbol).date(row.analysisDate).bytea(packedDoc(row)).timestamptz(row.producedAt).text(row.pipelineVersion);
-        pendingRows++;
       } else upserted.push(row);
     }
     // Rows given twice in one call, or again later: the later one wins, as in upsertSnapshots, after the
     // COPY of the rows before it.
-    if (upserted.length > 0 || pendingRows >= COPY_BATCH_ROWS) await flush();
+    if (upserted.length > 0 || (pending?.rowCount ?? 0) >= COPY_BATCH_ROWS) await flush();
     if (upserted.length > 0) await upsertSnapshots(db, upserted);
     return new Set(rows.map((r) => `${r.symbol}|${r.analysisDate}`)).size;
   };

@@ -403,20 +403,26 @@ const PGLITE_INITDB = ['--wal-segsize=1'];
  */
 export const STORE_TEMPLATE_DIR = path.join(PROJECT_ROOT, 'dist', 'store-template');
 
-/** What a template must have been made with: this engine version and these initdb parameters; null when the version cannot be read. */
-function templateKey(): { pglite: string; initdb: readonly string[] } | null {
+/** The embedded engine's version (its package's), or null when it cannot be read. */
+export function pgliteVersion(): string | null {
   try {
     // The package's exports leave out its package.json: found above its entry point.
     for (let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')); dir !== path.dirname(dir); dir = path.dirname(dir)) {
       const file = path.join(dir, 'package.json');
       if (!fs.existsSync(file)) continue;
       const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === '@electric-sql/pglite' && manifest.version) return { pglite: manifest.version, initdb: PGLITE_INITDB };
+      if (manifest.name === '@electric-sql/pglite' && manifest.version) return manifest.version;
     }
     return null;
   } catch {
     return null;
   }
+}
+
+/** What a template must have been made with: this engine version and these initdb parameters; null when the version cannot be read. */
+function templateKey(): { pglite: string; initdb: readonly string[] } | null {
+  const pglite = pgliteVersion();
+  return pglite === null ? null : { pglite, initdb: PGLITE_INITDB };
 }
 
 /** Every file under `dir` with its size, by path relative to it, sorted: what a copy of the template must hold. */

@@ -8,13 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ALL_MIGRATIONS } from '../../app/migrations.js';
-import { openPglite, openPostgres, type Db, type Queryable } from '../../subgraphs/platform/db.js';
+import { openPglite, openPostgres, pgliteVersion, type Db, type Queryable } from '../../subgraphs/platform/db.js';
 import { migrate } from '../../subgraphs/platform/migrations.js';
 import { PROJECT_ROOT } from '../../subgraphs/platform/project.js';
 
 export type Backend = 'pglite' | 'postgres';
 
-const PGLITE_VERSION = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+const PGLITE_VERSION = pgliteVersion();
 
 /**
  * The stores a suite runs on: PGlite, and PostgreSQL when TEST_DATABASE_URL is set. TEST_BACKENDS=postgres
